@@ -1,0 +1,202 @@
+// The stub reader (HIT subset) and the model_meta.json reader, on files written here.
+#include "catch.h"
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
+#include "neml2/aoti/artifact/Meta.h"
+#include "neml2/aoti/artifact/Stub.h"
+
+using namespace neml2::aoti;
+namespace fs = std::filesystem;
+
+namespace
+{
+/// A fresh temporary folder, removed at scope exit.
+struct TempDir
+{
+  TempDir()
+  {
+    static std::atomic<int> counter{0};
+    path = fs::temp_directory_path() /
+           ("neml2_unit_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  fs::path write(const std::string & name, const std::string & text) const
+  {
+    const fs::path p = path / name;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+  }
+  fs::path path;
+};
+
+std::string
+message_of(const std::function<void()> & f)
+{
+  try
+  {
+    f();
+  }
+  catch (const FatalError & e)
+  {
+    return e.what();
+  }
+  return "(no FatalError)";
+}
+
+std::string
+torch_mm()
+{
+  return std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR);
+}
+
+/// A valid meta with one hook to break it.
+std::string
+meta_json(const std::string & schema = "1",
+          const std::string & torch = "",
+          const std::string & device = "cpu",
+          const std::string & dtype = "float64",
+          const std::string & forward_file = "forward.pt2")
+{
+  return R"({"schema": )" + schema + R"(, "model": "model", "type": "LinearIsotropicElasticity",
+  "device": ")" + device + R"(", "dtype": ")" + dtype + R"(", "torch_version": ")" +
+         (torch.empty() ? torch_mm() + ".0" : torch) + R"(",
+  "inputs": [{"name": "strain", "shape": [6]}],
+  "outputs": [{"name": "stress", "shape": [6]}],
+  "parameters": [{"name": "model.E", "shape": [], "value": [100.0]}],
+  "derivatives": [{"of": "stress", "wrt": "strain", "batched": false}],
+  "param_derivatives": [{"of": "stress", "wrt": "model.E", "batched": true}],
+  "status": null,
+  "graphs": {"forward": {"file": ")" + forward_file + R"(",
+     "args": [{"role": "input", "name": "strain"}, {"role": "parameter", "name": "model.E"}],
+     "returns": [{"role": "output", "name": "stress"}]}}})";
+}
+} // namespace
+
+TEST_CASE("HIT: sections, fields, quotes and comments", "[stub]")
+{
+  const auto root = parse_hit("# header\n[Models] # trailing\n  [model]\n    type = AOTIModel\n"
+                              "    artifact_path = 'my model' # 'quoted'\n    n=\"3\"\n  [../]\n[]\n",
+                              "f.i");
+  const auto * models = root.section("Models");
+  REQUIRE(models);
+  const auto * m = models->section("model");
+  REQUIRE(m);
+  CHECK(m->line == 3);
+  CHECK(m->field("type")->value == "AOTIModel");
+  CHECK(m->field("artifact_path")->value == "my model");
+  CHECK(m->field("artifact_path")->line == 5);
+  CHECK(m->field("n")->value == "3");
+  CHECK(m->field("nope") == nullptr);
+}
+
+TEST_CASE("HIT errors name file and line", "[stub]")
+{
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"[Models]\n  [a\n[]\n", "f.i:2: expected ']'"},
+      {"[Models]\n  key\n[]\n", "f.i:2: expected 'key = value'"},
+      {"[Models]\n  key = 'open\n[]\n", "f.i:2: unterminated single quote"},
+      {"[Models]\n  k = a b\n[]\n", "f.i:2: a value with spaces must be quoted"},
+      {"[Models]\n  k = 1\n  k = 2\n[]\n", "f.i:3: duplicate key 'k'"},
+      {"[]\n", "f.i:1: '[]' closes a section that was never opened"},
+      {"\n[Models]\n  [m]\n  []\n", "f.i:2: section [Models] is never closed"},
+      {"[Models]\n  k =\n[]\n", "f.i:2: expected a value"},
+  };
+  for (const auto & [text, what] : bad)
+  {
+    INFO(text);
+    CHECK_THAT(message_of([&] { parse_hit(text, "f.i"); }),
+               Catch::Matchers::ContainsSubstring(what));
+  }
+}
+
+TEST_CASE("read_stub resolves artifact_path against the stub's folder", "[stub]")
+{
+  TempDir dir;
+  const auto stub = dir.write("out/model_aoti.i", "[Models]\n  [model]\n    type = AOTIModel\n"
+                                                  "    artifact_path = 'model'\n  []\n[]\n");
+  const StubEntry e = read_stub(stub.string(), "model");
+  CHECK(e.model == "model");
+  CHECK(e.artifact_folder == dir.path / "out" / "model");
+
+  CHECK_THAT(message_of([&] { read_stub(stub.string(), "other"); }),
+             Catch::Matchers::ContainsSubstring("no model 'other' in [Models] (found: model)"));
+  CHECK_THAT(message_of([&] { read_stub((dir.path / "missing.i").string(), "model"); }),
+             Catch::Matchers::ContainsSubstring("cannot open model file"));
+  const auto no_path = dir.write("b.i", "[Models]\n  [model]\n    type = AOTIModel\n  []\n[]\n");
+  CHECK_THAT(message_of([&] { read_stub(no_path.string(), "model"); }),
+             Catch::Matchers::ContainsSubstring("b.i:2: model 'model' has no 'artifact_path'"));
+  const auto eager = dir.write("c.i", "[Models]\n  [model]\n    type = LinearIsotropicElasticity\n"
+                                      "  []\n[]\n");
+  CHECK_THAT(message_of([&] { read_stub(eager.string(), "model"); }),
+             Catch::Matchers::ContainsSubstring("c.i:3: model 'model' has type "
+                                                "'LinearIsotropicElasticity', expected 'AOTIModel'"));
+  const auto no_models = dir.write("d.i", "[Solvers]\n[]\n");
+  CHECK_THAT(message_of([&] { read_stub(no_models.string(), "model"); }),
+             Catch::Matchers::ContainsSubstring("no [Models] block"));
+}
+
+TEST_CASE("read_meta reads a valid schema-1 file", "[meta]")
+{
+  TempDir dir;
+  dir.write("cpu/model_meta.json", meta_json());
+  dir.write("cpu/forward.pt2", "");
+  const Meta m = read_meta(dir.path / "cpu", "cpu");
+  CHECK(m.model == "model");
+  CHECK(m.dtype == at::kDouble);
+  REQUIRE(m.inputs.size() == 1);
+  CHECK(m.inputs[0].shape == std::vector<int64_t>{6});
+  REQUIRE(m.parameters.size() == 1);
+  CHECK(m.parameters[0].shape.empty());
+  CHECK(m.parameters[0].value == std::vector<double>{100.0});
+  REQUIRE(m.derivatives.size() == 1);
+  CHECK_FALSE(m.derivatives[0].batched);
+  CHECK(m.has(Graph::forward));
+  CHECK_FALSE(m.has(Graph::jacobian));
+  CHECK(m.graphs.at(Graph::forward).args[1].role == SlotSpec::Role::parameter);
+  CHECK_FALSE(m.status);
+}
+
+TEST_CASE("read_meta refuses bad artifacts with a message naming the file", "[meta]")
+{
+  TempDir dir;
+  dir.write("cpu/forward.pt2", "");
+  const auto check = [&](const std::string & json, const std::string & what)
+  {
+    INFO(what);
+    dir.write("cpu/model_meta.json", json);
+    CHECK_THAT(message_of([&] { read_meta(dir.path / "cpu", "cpu"); }),
+               Catch::Matchers::ContainsSubstring(what) &&
+                   Catch::Matchers::ContainsSubstring("model_meta.json"));
+  };
+  check(meta_json("2"), "unknown schema 2 (this library reads schema 1)");
+  check(meta_json("1", "1.9.0"),
+        "artifact built by torch 1.9.0, this program uses torch " + torch_mm());
+  check(meta_json("1", "", "cuda"), "compiled for device 'cuda' but found in the folder for 'cpu'");
+  check(meta_json("1", "", "cpu", "int8"), "unsupported dtype 'int8'");
+  check(meta_json("1", "", "cpu", "float64", "nope.pt2"), "graph file");
+  check("{\"schema\": 1}", "missing field 'torch_version'");
+  check("[1]", "expected a JSON object");
+  check("{\"schema\": 1,", "malformed JSON");
+  check("{\"schema\": \"1\"}", "field 'schema' must be a number, found a string");
+
+  std::string bad_value = meta_json();
+  bad_value.replace(bad_value.find("[100.0]"), 7, "[1, 2]");
+  check(bad_value, "field 'parameters[0].value' has 2 numbers, shape needs 1");
+  std::string bad_role = meta_json();
+  bad_role.replace(bad_role.find("\"output\""), 8, "\"outptu\"");
+  check(bad_role, "unknown role 'outptu'");
+  std::string bad_pair = meta_json();
+  bad_pair.replace(bad_pair.find("\"wrt\": \"strain\""), 15, "\"wrt\": \"temp\"");
+  check(bad_pair, "derivative pair stress:temp names an unknown variable");
+
+  CHECK_THAT(message_of([&] { read_meta(dir.path / "cuda", "cuda"); }),
+             Catch::Matchers::ContainsSubstring("does not exist: compile the model for device "
+                                                "'cuda' with neml2-compile --device cuda"));
+}

@@ -1,0 +1,166 @@
+// Scheduler policies without models: configuration checks, greedy assignment, chunk splitting.
+#include "catch.h"
+
+#include "neml2/aoti/chunking.h"
+#include "neml2/aoti/schedulers/MPISimple.h"
+#include "neml2/aoti/schedulers/Simple.h"
+#include "neml2/aoti/schedulers/StaticHybrid.h"
+
+using namespace neml2::aoti;
+
+namespace
+{
+std::string
+message_of(const std::function<void()> & f)
+{
+  try
+  {
+    f();
+  }
+  catch (const FatalError & e)
+  {
+    return e.what();
+  }
+  return "(no FatalError)";
+}
+
+/// Replay a whole dispatch: each chunk completes before the next is asked for
+/// unless @p hold is set, in which case nothing completes (fill-up order).
+std::vector<Assignment>
+fill(const Scheduler & s, int64_t batch)
+{
+  std::vector<int64_t> load(s.devices().size(), 0);
+  std::vector<Assignment> out;
+  for (int64_t offset = 0; offset < batch;)
+  {
+    const auto a = s.next(load, batch - offset);
+    if (!a)
+      break;
+    out.push_back(*a);
+    load[a->device] += a->size;
+    offset += a->size;
+  }
+  return out;
+}
+} // namespace
+
+TEST_CASE("split covers the batch in order", "[chunking]")
+{
+  using V = std::vector<std::pair<int64_t, int64_t>>;
+  const V a{{0, 4}, {4, 8}, {8, 10}}, b{{0, 10}}, c{{0, 1}, {1, 2}, {2, 3}}, d{{0, 4}};
+  CHECK(split(10, 4) == a);
+  CHECK(split(10, 0) == b);
+  CHECK(split(3, 1) == c);
+  CHECK(split(0, 4).empty());
+  CHECK(split(4, 10) == d);
+}
+
+TEST_CASE("Simple validates its config", "[scheduler]")
+{
+  const Simple s(Simple::Config{"cpu", 4096});
+  CHECK(s.device() == at::Device(at::kCPU));
+  CHECK(s.batch_sizes() == std::vector<int64_t>{4096});
+  CHECK(s.capacities() == std::vector<int64_t>{8192});
+  CHECK(Simple(Simple::Config{"cpu", 0}).next({0}, 123)->size == 123);
+  CHECK(Simple(Simple::Config{"cpu", 10}).next({0}, 7)->size == 7);
+
+  CHECK_THAT(message_of([] { Simple(Simple::Config{"cpu", -1}); }),
+             Catch::Matchers::ContainsSubstring("SimpleScheduler: batch_size = -1 must be >= 0"));
+  CHECK_THAT(message_of([] { Simple(Simple::Config{"cpu", 8, 4}); }),
+             Catch::Matchers::ContainsSubstring("SimpleScheduler: capacity = 4 < batch_size = 8"));
+  for (const std::string bad : {"gpu", "cpu:0", "cuda:", "cuda:x", "cuda:-1", "mps", " cpu", ""})
+  {
+    INFO(bad);
+    CHECK_THAT(message_of([&] { Simple(Simple::Config{bad, 1}); }),
+               Catch::Matchers::ContainsSubstring("SimpleScheduler: device: invalid device '" +
+                                                  bad + "'"));
+  }
+}
+
+TEST_CASE("a CUDA device that does not exist is refused", "[scheduler]")
+{
+  const int n = neml2::aoti::detail::cuda_device_count();
+  const std::string dev = "cuda:" + std::to_string(n);
+  CHECK_THAT(message_of([&] { Simple(Simple::Config{dev, 1}); }),
+             Catch::Matchers::ContainsSubstring("invalid device '" + dev + "'"));
+}
+
+TEST_CASE("StaticHybrid validates every field", "[scheduler]")
+{
+  using C = StaticHybrid::Config;
+  const auto msg = [](C c) { return message_of([&] { StaticHybrid s(c); }); };
+  using Catch::Matchers::ContainsSubstring;
+  CHECK_THAT(msg(C{{}, {1}, {}, {}}), ContainsSubstring("StaticHybridScheduler: devices is empty"));
+  CHECK_THAT(msg(C{{"cpu", "cpu"}, {1}, {}, {}}),
+             ContainsSubstring("devices[1] = 'cpu' repeats devices[0]"));
+  CHECK_THAT(msg(C{{"cpu", "tpu"}, {1}, {}, {}}),
+             ContainsSubstring("StaticHybridScheduler: devices[1]: invalid device 'tpu'"));
+  CHECK_THAT(msg(C{{"cpu"}, {}, {}, {}}), ContainsSubstring("batch_sizes has 0 entries"));
+  CHECK_THAT(msg(C{{"cpu"}, {0}, {}, {}}), ContainsSubstring("batch_sizes[0] = 0 must be > 0"));
+  CHECK_THAT(msg(C{{"cpu"}, {4}, {2}, {}}),
+             ContainsSubstring("StaticHybridScheduler: capacities[0] = 2 < batch_sizes[0] = 4"));
+  CHECK_THAT(msg(C{{"cpu"}, {4}, {8, 8}, {}}), ContainsSubstring("capacities has 2 entries"));
+  CHECK_THAT(msg(C{{"cpu"}, {4}, {}, {1, 2}}), ContainsSubstring("priorities has 2 entries"));
+
+  const StaticHybrid ok(C{{"cpu"}, {4}, {}, {}});
+  CHECK(ok.capacities() == std::vector<int64_t>{8});
+  CHECK(ok.priorities() == std::vector<int64_t>{0});
+}
+
+TEST_CASE("greedy assignment: highest priority with spare capacity, ties in config order",
+          "[scheduler]")
+{
+  // The decision function is pure, so a fake three-device scheduler exercises it fully.
+  struct Fake : Scheduler
+  {
+    Fake(std::vector<int64_t> bs, std::vector<int64_t> cap, std::vector<int64_t> prio)
+    {
+      _devices.assign(bs.size(), at::Device(at::kCPU));
+      _batch_sizes = std::move(bs);
+      _capacities = std::move(cap);
+      _priorities = std::move(prio);
+    }
+    std::string name() const override { return "Fake"; }
+  };
+
+  // Equal priorities: device 0 fills first, then 1, then 2.
+  const auto a = fill(Fake({2, 3, 4}, {4, 3, 8}, {0, 0, 0}), 100);
+  REQUIRE(a.size() == 5);
+  CHECK(a[0].device == 0);
+  CHECK(a[1].device == 0);
+  CHECK(a[2].device == 1);
+  CHECK(a[3].device == 2);
+  CHECK(a[4].device == 2);
+  CHECK(a[2].size == 3);
+
+  // Priorities: device 2 first, then 1, then 0.
+  const auto b = fill(Fake({2, 3, 4}, {2, 3, 4}, {0, 1, 5}), 100);
+  REQUIRE(b.size() == 3);
+  CHECK(b[0].device == 2);
+  CHECK(b[1].device == 1);
+  CHECK(b[2].device == 0);
+
+  // The last chunk is the remainder, and it fits where a full chunk would not.
+  const auto c = fill(Fake({4, 4}, {4, 6}, {0, 0}), 9);
+  REQUIRE(c.size() == 3);
+  CHECK(c[2].device == 1);
+  CHECK(c[2].size == 1);
+
+  // Freed capacity goes back to the preferred device.
+  const Fake f({4, 4}, {4, 4}, {1, 0});
+  CHECK(f.next({4, 0}, 10)->device == 1);
+  CHECK(f.next({0, 4}, 10)->device == 0);
+  CHECK_FALSE(f.next({4, 4}, 10));
+}
+
+#ifndef NEML2_MPI
+TEST_CASE("MPISimple without MPI support says how to enable it", "[scheduler]")
+{
+  MPISimple::Config cfg;
+  cfg.devices = {"cpu"};
+  cfg.batch_sizes = {16};
+  CHECK_THAT(message_of([&] { MPISimple s(cfg); }),
+             Catch::Matchers::ContainsSubstring("built without MPI support") &&
+                 Catch::Matchers::ContainsSubstring("-DNEML2_MPI=ON"));
+}
+#endif
