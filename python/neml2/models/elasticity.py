@@ -1,0 +1,157 @@
+"""Linear isotropic elasticity on Mandel 6-vectors: stress = 2 G strain + lambda tr(strain) I."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import torch
+
+from ..hit import Section
+from .base import Blocks, Model, Tensors, Variable, register
+from .dual import Dual
+
+#: Input-file spelling of each elastic constant -> the symbol in parameter names.
+COEFFICIENT_SYMBOLS = {
+    "YOUNGS_MODULUS": "E",
+    "POISSONS_RATIO": "nu",
+    "BULK_MODULUS": "K",
+    "SHEAR_MODULUS": "G",
+    "LAME_LAMBDA": "lambda",
+}
+
+MANDEL = (6,)
+
+
+def lame_parameters(c: Mapping[str, Dual]) -> tuple[Dual, Dual]:
+    """(lambda, G) from any two distinct elastic constants, keyed by symbol."""
+    have = frozenset(c)
+    if have == {"E", "nu"}:
+        E, nu = c["E"], c["nu"]
+        return E * nu / ((1 + nu) * (1 - 2 * nu)), E / (2 * (1 + nu))
+    if have == {"E", "K"}:
+        E, K = c["E"], c["K"]
+        return 3 * K * (3 * K - E) / (9 * K - E), 3 * K * E / (9 * K - E)
+    if have == {"E", "G"}:
+        E, G = c["E"], c["G"]
+        return G * (E - 2 * G) / (3 * G - E), G
+    if have == {"E", "lambda"}:
+        E, lam = c["E"], c["lambda"]
+        root = (E * E + 9 * lam * lam + 2 * E * lam).sqrt()
+        return lam, (E - 3 * lam + root) / 4
+    if have == {"nu", "K"}:
+        nu, K = c["nu"], c["K"]
+        return 3 * K * nu / (1 + nu), 3 * K * (1 - 2 * nu) / (2 * (1 + nu))
+    if have == {"nu", "G"}:
+        nu, G = c["nu"], c["G"]
+        return 2 * G * nu / (1 - 2 * nu), G
+    if have == {"nu", "lambda"}:
+        nu, lam = c["nu"], c["lambda"]
+        return lam, lam * (1 - 2 * nu) / (2 * nu)
+    if have == {"K", "G"}:
+        K, G = c["K"], c["G"]
+        return K - 2 * G / 3, G
+    if have == {"K", "lambda"}:
+        K, lam = c["K"], c["lambda"]
+        return lam, 3 * (K - lam) / 2
+    if have == {"G", "lambda"}:
+        return c["lambda"], c["G"]
+    raise ValueError(f"not a pair of distinct elastic constants: {sorted(have)}")
+
+
+def _isotropic(
+    strain: torch.Tensor, lam: torch.Tensor | float, G: torch.Tensor | float
+) -> torch.Tensor:
+    """``2 G strain + lam tr(strain) I`` for a batch of Mandel vectors (linear in lam and G)."""
+    trace = (strain[:, 0] + strain[:, 1] + strain[:, 2]).unsqueeze(-1)
+    normal = 2 * G * strain[:, :3] + lam * trace
+    return torch.cat([normal, 2 * G * strain[:, 3:]], dim=1)
+
+
+@register
+class LinearIsotropicElasticity(Model):
+    """Keys: ``strain``, ``stress`` (variable names), ``coefficients``, ``coefficient_types``."""
+
+    type_name = "LinearIsotropicElasticity"
+    options = frozenset({"strain", "stress", "coefficients", "coefficient_types"})
+
+    def __init__(
+        self, name: str, strain: str, stress: str, coefficients: Mapping[str, float]
+    ) -> None:
+        self.strain = strain
+        self.stress = stress
+        #: parameter name -> symbol (E, nu, K, G, lambda), in input-file order.
+        self.symbols = {f"{name}.{symbol}": symbol for symbol in coefficients}
+        params = {
+            f"{name}.{symbol}": torch.tensor(value, dtype=torch.float64)
+            for symbol, value in coefficients.items()
+        }
+        super().__init__(name, [Variable(strain, MANDEL)], [Variable(stress, MANDEL)], params)
+
+    @classmethod
+    def from_hit(cls, section: Section) -> Model:
+        types = section.strings("coefficient_types", count=2)
+        for item in types:
+            if item not in COEFFICIENT_SYMBOLS:
+                raise section.error(
+                    "coefficient_types",
+                    f"parameter 'coefficient_types': unknown coefficient type '{item}'; "
+                    f"expected two of: {', '.join(COEFFICIENT_SYMBOLS)}",
+                )
+        if types[0] == types[1]:
+            raise section.error(
+                "coefficient_types",
+                f"parameter 'coefficient_types': '{types[0]}' is given twice; "
+                "expected two different coefficient types",
+            )
+        values = section.numbers("coefficients", count=2)
+        strain = section.string("strain", "strain")
+        stress = section.string("stress", "stress")
+        for key, value in (("strain", strain), ("stress", stress)):
+            if not value.strip() or len(value.split()) != 1:
+                raise section.error(
+                    key, f"parameter '{key}': expected one variable name, got '{value}'"
+                )
+        if strain == stress:
+            raise section.error(
+                "stress", f"parameter 'stress': the output must differ from the input '{strain}'"
+            )
+        coefficients = {COEFFICIENT_SYMBOLS[t]: v for t, v in zip(types, values, strict=True)}
+        return cls(section.name, strain, stress, coefficients)
+
+    def _lame(self, p: Mapping[str, torch.Tensor]) -> tuple[Dual, Dual]:
+        names = list(self.symbols)
+        seeds = Dual.seeds([p[n] for n in names])
+        return lame_parameters({self.symbols[n]: d for n, d in zip(names, seeds, strict=True)})
+
+    def eval_forward(self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor]) -> Tensors:
+        lam, G = self._lame(p)
+        return {self.stress: _isotropic(x[self.strain], lam.value, G.value)}
+
+    def eval_jacobian(self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor]) -> Blocks:
+        lam, G = self._lame(p)
+        strain = x[self.strain]
+        eye = torch.eye(6, dtype=strain.dtype, device=strain.device)
+        normal = torch.cat(
+            [
+                torch.ones(3, dtype=strain.dtype, device=strain.device),
+                torch.zeros(3, dtype=strain.dtype, device=strain.device),
+            ]
+        )
+        block = 2 * G.value * eye + lam.value * torch.outer(normal, normal)
+        return {self.stress: {self.strain: block}}
+
+    def eval_param_jacobian(
+        self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor]
+    ) -> Blocks:
+        lam, G = self._lame(p)
+        strain = x[self.strain]
+        # stress is linear in (lambda, G), so d stress/d p = stress(strain; d lambda/dp, d G/dp)
+        return {
+            self.stress: {
+                name: _isotropic(strain, dlam, dG)
+                for name, dlam, dG in zip(self.symbols, lam.grad, G.grad, strict=True)
+            }
+        }
+
+    def jacobian_batched(self, of: str, wrt: str) -> bool:
+        return False

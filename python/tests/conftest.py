@@ -1,0 +1,45 @@
+"""Shared fixtures: paths, a subprocess runner for the CLIs, and the one compiled artifact."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+PYTHON_DIR = Path(__file__).resolve().parents[1]
+REPO = PYTHON_DIR.parent
+FIXTURES = REPO / "tests" / "aoti"
+
+Runner = Callable[..., subprocess.CompletedProcess[str]]
+
+
+def run_module(
+    module: str, *args: str | Path, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``python -m <module> args...`` with only this package on PYTHONPATH, as ctest runs it."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PYTHON_DIR), env.get("PYTHONPATH")]))
+    return subprocess.run(
+        [sys.executable, "-m", module, *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="session")
+def compiled_elastic(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """tests/aoti/elastic_promoted compiled for cpu with -d : -p : (done once per session)."""
+    out = tmp_path_factory.mktemp("aoti")
+    source = FIXTURES / "elastic_promoted" / "model.i"
+    result = run_module(
+        "neml2.compile", source, "--model", "model", "-d", ":", "-p", ":", "-o", out
+    )
+    assert result.returncode == 0, result.stderr
+    return out, result.stdout
