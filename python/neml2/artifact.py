@@ -1,0 +1,102 @@
+"""The on-disk artifact contract of doc/artifacts.md: stub file, folder layout, model_meta.json."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from .errors import InputError, Neml2Error
+from .hit import Section
+
+SCHEMA = 1
+META_FILE = "model_meta.json"
+STUB_TYPE = "AOTIModel"
+#: Every graph a compiled model may have, in the order they are compiled.
+GRAPHS = ("forward", "jvp", "jacobian", "param_jacobian", "param_vjp")
+DTYPES = {"float64": torch.float64, "float32": torch.float32}
+
+Meta = dict[str, Any]
+
+
+def stub_path(out: Path, model: str) -> Path:
+    return out / f"{model}_aoti.i"
+
+
+def stub_text(model: str) -> str:
+    """The stub ``.i`` that points a loader at ``<model>/<device>/`` next to it."""
+    return f"""[Models]
+  [{model}]
+    type = {STUB_TYPE}
+    artifact_path = '{model}'
+  []
+[]
+"""
+
+
+def device_folder(stub: Path, section: Section, device_type: str) -> Path:
+    """``<artifact_path>/<device_type>/``, with ``artifact_path`` relative to the stub's folder."""
+    folder = stub.parent / section.string("artifact_path") / device_type
+    if not folder.is_dir():
+        raise section.error(
+            "artifact_path",
+            f"[{section.full_name}]: no artifact for device '{device_type}': "
+            f"'{folder}' is not a folder (compile with --device {device_type})",
+        )
+    return folder
+
+
+def torch_major_minor(version: str) -> tuple[int, int]:
+    parts = version.split("+")[0].split(".")
+    try:
+        return int(parts[0]), int(parts[1])
+    except (IndexError, ValueError):
+        raise Neml2Error(f"cannot read torch version '{version}'") from None
+
+
+def read_meta(folder: Path, device_type: str) -> Meta:
+    """Load and check ``model_meta.json``: schema, device, dtype and torch version."""
+    path = folder / META_FILE
+    try:
+        meta = json.loads(path.read_text())
+    except OSError as err:
+        raise Neml2Error(f"cannot read '{path}': {err.strerror}") from None
+    except json.JSONDecodeError as err:
+        raise InputError(path, err.lineno, f"not valid JSON: {err.msg}") from None
+    if not isinstance(meta, dict):
+        raise Neml2Error(f"'{path}': expected a JSON object")
+    if meta.get("schema") != SCHEMA:
+        raise Neml2Error(
+            f"'{path}': schema {meta.get('schema')!r} is not supported (expected {SCHEMA})"
+        )
+    for key in (
+        "model",
+        "device",
+        "dtype",
+        "torch_version",
+        "inputs",
+        "outputs",
+        "parameters",
+        "graphs",
+    ):
+        if key not in meta:
+            raise Neml2Error(f"'{path}': missing field '{key}'")
+    if meta["device"] != device_type:
+        raise Neml2Error(
+            f"'{path}': compiled for device '{meta['device']}', expected '{device_type}'"
+        )
+    if meta["dtype"] not in DTYPES:
+        raise Neml2Error(f"'{path}': unknown dtype '{meta['dtype']}'")
+    built, running = meta["torch_version"], torch.__version__
+    if torch_major_minor(built) != torch_major_minor(running):
+        raise Neml2Error(
+            f"'{path}': compiled with torch {built}, which this torch {running} cannot load; "
+            "recompile with neml2-compile"
+        )
+    return meta
+
+
+def write_meta(folder: Path, meta: Meta) -> None:
+    (folder / META_FILE).write_text(json.dumps(meta, indent=2) + "\n")

@@ -1,0 +1,115 @@
+"""neml2-run: evaluate a model's forward on random or given inputs and summarize the result."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+
+import torch
+
+from .cli import parse_device, run_main
+from .errors import Neml2Error
+from .models import Model
+from .shim import CompiledModel, load_model
+
+DEFAULT_BATCH = 16
+
+
+def read_inputs(path: str, device: torch.device) -> dict[str, torch.Tensor]:
+    """A ``{name: tensor}`` dict saved with ``torch.save``."""
+    try:
+        data = torch.load(path, map_location=device, weights_only=True)
+    except FileNotFoundError:
+        raise Neml2Error(f"--input {path}: no such file") from None
+    except Exception as err:
+        raise Neml2Error(f"--input {path}: not a torch.save file of tensors ({err})") from None
+    if not isinstance(data, dict) or not all(
+        isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in data.items()
+    ):
+        raise Neml2Error(f"--input {path}: expected a dict of name -> tensor")
+    return data
+
+
+def random_inputs(
+    model: Model | CompiledModel, batch: int, device: torch.device
+) -> dict[str, torch.Tensor]:
+    return {
+        v.name: torch.rand((batch, *v.shape), dtype=model.dtype, device=device)
+        for v in model.inputs
+    }
+
+
+def describe(role: str, name: str, tensor: torch.Tensor) -> str:
+    shape = "x".join(str(n) for n in tensor.shape) or "scalar"
+    if tensor.numel() == 0:
+        return f"  {role:<6} {name:<16} {shape:<12} (empty)"
+    low, high = tensor.min().item(), tensor.max().item()
+    return f"  {role:<6} {name:<16} {shape:<12} min {low:<12.6g} max {high:.6g}"
+
+
+def make_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="neml2-run", description="Evaluate a model's forward once and summarize it."
+    )
+    parser.add_argument("file", metavar="FILE", help="model .i or compiled stub (*_aoti.i)")
+    parser.add_argument("--model", required=True, help="name of the model block in [Models]")
+    parser.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N (default: cpu)")
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument(
+        "--batch", type=int, help=f"random inputs of this batch size (default: {DEFAULT_BATCH})"
+    )
+    source.add_argument("--input", help="inputs saved with torch.save as {name: tensor}")
+    parser.add_argument("--output", help="save the outputs here with torch.save")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="time this many calls and report the mean"
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = make_parser().parse_args(argv)
+
+    def body() -> int:
+        if args.batch is not None and args.batch < 0:
+            raise Neml2Error(f"--batch {args.batch}: expected a batch size >= 0")
+        if args.repeat < 1:
+            raise Neml2Error(f"--repeat {args.repeat}: expected at least 1")
+        device = parse_device(args.device)
+        torch.set_default_device(device)
+        model = load_model(args.file, args.model)
+        if args.input is not None:
+            inputs = read_inputs(args.input, device)
+        else:
+            batch = DEFAULT_BATCH if args.batch is None else args.batch
+            inputs = random_inputs(model, batch, device)
+
+        outputs = model.forward(inputs)
+        start = time.perf_counter()
+        for _ in range(args.repeat):
+            outputs = model.forward(inputs)
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+        elapsed = (time.perf_counter() - start) / args.repeat
+
+        kind = "compiled" if isinstance(model, CompiledModel) else "eager"
+        print(f"model '{model.name}' ({model.type_name}, {kind}) on {device}")
+        for v in model.inputs:
+            print(describe("input", v.name, inputs[v.name]))
+        for name, tensor in outputs.items():
+            print(describe("output", name, tensor))
+        print(f"forward: {elapsed * 1e3:.3f} ms per call (mean of {args.repeat}, after a warm-up)")
+        if args.output is not None:
+            try:
+                torch.save({k: v.cpu() for k, v in outputs.items()}, args.output)
+            except OSError as err:
+                raise Neml2Error(f"--output {args.output}: {err.strerror}") from None
+            print(f"outputs saved to {args.output}")
+        return 0
+
+    return run_main("neml2-run", body)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,134 @@
+"""``load_model``: an eager model from a model ``.i``, or compiled graphs from an AOTI stub.
+
+Both kinds answer the same calls: ``forward``, ``jvp``, ``jacobian``, ``param_jacobian``,
+``param_vjp`` and ``named_parameters``. The compiled kind runs on the device type of
+``torch.get_default_device()``, loading ``<artifact_path>/<device type>/``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from . import artifact, hit
+from .errors import Neml2Error
+from .models import Model, Variable, build_model, model_section
+from .models.base import Blocks, Tensors, check_batch
+
+#: The -d/-p options that produce each graph, for the "was not compiled" message.
+_RECOMPILE_HINT = {
+    "jvp": "-d :",
+    "jacobian": "-d :",
+    "param_jacobian": "-d : -p :",
+    "param_vjp": "-p :",
+}
+
+
+def load_model(path: str | Path, name: str) -> Model | CompiledModel:
+    """The model ``[Models/<name>]`` of ``path``, eager or compiled (``type = AOTIModel``)."""
+    root = hit.load(path)
+    section = model_section(root, name)
+    device = torch.get_default_device()
+    if section.string("type", "") == artifact.STUB_TYPE:
+        return CompiledModel(Path(path), section, device)
+    return build_model(section).to(device)
+
+
+def _variables(specs: list[dict[str, Any]]) -> list[Variable]:
+    return [Variable(s["name"], tuple(s["shape"])) for s in specs]
+
+
+class CompiledModel:
+    """The AOTInductor graphs of one model on one device, called like a :class:`Model`."""
+
+    def __init__(self, stub: Path, section: hit.Section, device: torch.device) -> None:
+        folder = artifact.device_folder(stub, section, device.type)
+        meta = artifact.read_meta(folder, device.type)
+        self.name = section.name
+        self.device = device
+        self.meta = meta
+        self.type_name: str = meta.get("type", artifact.STUB_TYPE)
+        self.dtype = artifact.DTYPES[meta["dtype"]]
+        self.inputs = _variables(meta["inputs"])
+        self.outputs = _variables(meta["outputs"])
+        self.parameters: Tensors = {
+            p["name"]: torch.tensor(p["value"], dtype=self.dtype, device=device).reshape(p["shape"])
+            for p in meta["parameters"]
+        }
+        self._graphs = {
+            graph: _load_package(folder / spec["file"], device)
+            for graph, spec in meta["graphs"].items()
+        }
+
+    def named_parameters(self) -> Tensors:
+        """The live promoted parameters; changing one in place changes the next call."""
+        return self.parameters
+
+    def forward(self, inputs: Mapping[str, torch.Tensor]) -> Tensors:
+        return self._call("forward", input=inputs)
+
+    def jvp(
+        self, inputs: Mapping[str, torch.Tensor], tangents: Mapping[str, torch.Tensor]
+    ) -> Tensors:
+        return self._call("jvp", input=inputs, tangent=tangents)
+
+    def jacobian(self, inputs: Mapping[str, torch.Tensor]) -> Blocks:
+        return self._call("jacobian", input=inputs)
+
+    def param_jacobian(self, inputs: Mapping[str, torch.Tensor]) -> Blocks:
+        return self._call("param_jacobian", input=inputs)
+
+    def param_vjp(
+        self, inputs: Mapping[str, torch.Tensor], cotangents: Mapping[str, torch.Tensor]
+    ) -> Tensors:
+        return self._call("param_vjp", input=inputs, cotangent=cotangents)
+
+    def _call(self, graph: str, **given: Mapping[str, torch.Tensor]) -> Any:
+        if graph not in self._graphs:
+            raise Neml2Error(
+                f"model '{self.name}': {graph} was not compiled; "
+                f"recompile with neml2-compile {_RECOMPILE_HINT[graph]}"
+            )
+        spec = self.meta["graphs"][graph]
+        shapes = {v.name: v for v in (*self.inputs, *self.outputs)}
+        checked: dict[str, Tensors] = {}
+        for role, tensors in given.items():
+            wanted = [shapes[a["name"]] for a in spec["args"] if a["role"] == role]
+            checked[role] = check_batch(self.name, tensors, wanted, role)
+            for name, tensor in checked[role].items():
+                if tensor.dtype != self.dtype or tensor.device.type != self.device.type:
+                    raise Neml2Error(
+                        f"model '{self.name}': {role} '{name}' is {tensor.dtype} on "
+                        f"{tensor.device}, expected {self.dtype} on {self.device.type}"
+                    )
+        args = [
+            self.parameters[a["name"]]
+            if a["role"] == "parameter"
+            else checked[a["role"]][a["name"]].contiguous()
+            for a in spec["args"]
+        ]
+        returned = self._graphs[graph](*args)
+        result: dict[str, Any] = {}
+        for ret, tensor in zip(spec["returns"], returned, strict=True):
+            if ret["role"] == "derivative":
+                result.setdefault(ret["of"], {})[ret["wrt"]] = tensor
+            else:
+                result[ret.get("name", ret["role"])] = tensor
+        return result
+
+
+def _load_package(path: Path, device: torch.device) -> Any:
+    """Load one .pt2 for ``device`` (``cuda:1`` runs it on device 1)."""
+    if not path.is_file():
+        raise Neml2Error(f"missing compiled graph '{path}'")
+    load = torch._inductor.aoti_load_package
+    if device.type == "cuda" and device.index is not None:
+        if "device_index" in inspect.signature(load).parameters:
+            return load(str(path), device_index=device.index)
+        with torch.cuda.device(device.index):
+            return load(str(path))
+    return load(str(path))

@@ -1,0 +1,101 @@
+"""neml2-compile without compiling: option selection, graph argument order, meta."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from neml2.compile import Graph, Selection, build_meta, select_pairs, select_params
+from neml2.errors import Neml2Error
+from neml2.models import Model
+
+from .test_elasticity import make
+
+F64 = torch.float64
+CPU = torch.device("cpu")
+
+
+@pytest.fixture
+def model() -> Model:
+    return make("100 0.3", "YOUNGS_MODULUS POISSONS_RATIO")
+
+
+@pytest.mark.parametrize("spec", [":", "stress:strain", "stress:", ":strain"])
+def test_pairs(model: Model, spec: str) -> None:
+    assert select_pairs(model, [spec]) == [("stress", "strain")]
+
+
+def test_no_pairs(model: Model) -> None:
+    assert select_pairs(model, []) == []
+
+
+@pytest.mark.parametrize("spec", ["strain:stress", "stress", "stress:eps"])
+def test_unknown_pair(model: Model, spec: str) -> None:
+    with pytest.raises(Neml2Error) as info:
+        select_pairs(model, [spec])
+    assert str(info.value) == (
+        f"-d {spec}: model 'model' has no derivative pair '{spec}'; "
+        "pairs (output:input): stress:strain, or ':' for all"
+    )
+
+
+@pytest.mark.parametrize(
+    ("specs", "expected"),
+    [
+        ([":"], ["model.E", "model.nu"]),
+        (["nu"], ["model.nu"]),
+        (["model.nu", "E"], ["model.E", "model.nu"]),
+        ([], []),
+    ],
+)
+def test_params(model: Model, specs: list[str], expected: list[str]) -> None:
+    assert select_params(model, specs) == expected
+
+
+def test_unknown_param(model: Model) -> None:
+    with pytest.raises(Neml2Error) as info:
+        select_params(model, ["K"])
+    assert str(info.value) == (
+        "-p K: model 'model' has no parameter 'K'; parameters: model.E, model.nu, or ':' for all"
+    )
+
+
+def test_graph_modules_match_the_model_with_some_parameters_baked(model: Model) -> None:
+    """-d : -p nu: E is baked into the graph, nu is an argument; results are the model's."""
+    sel = Selection(pairs=[("stress", "strain")], params=["model.nu"])
+    strain = torch.rand(5, 6, dtype=F64)
+    tangent = torch.rand(5, 6, dtype=F64)
+    cotangent = torch.rand(5, 6, dtype=F64)
+    nu = model.named_parameters()["model.nu"]
+    x = {"strain": strain}
+
+    (stress,) = Graph(model, "forward", sel)(strain, nu)
+    torch.testing.assert_close(stress, model.forward(x)["stress"])
+    (jvp,) = Graph(model, "jvp", sel)(strain, nu, tangent)
+    torch.testing.assert_close(jvp, model.jvp(x, {"strain": tangent})["stress"])
+    (jac,) = Graph(model, "jacobian", sel)(strain, nu)
+    torch.testing.assert_close(jac, model.jacobian(x)["stress"]["strain"])
+    (dnu,) = Graph(model, "param_jacobian", sel)(strain, nu)
+    torch.testing.assert_close(dnu, model.param_jacobian(x)["stress"]["model.nu"])
+    (adj,) = Graph(model, "param_vjp", sel)(strain, nu, cotangent)
+    torch.testing.assert_close(adj, model.param_vjp(x, {"stress": cotangent})["model.nu"])
+
+    # the promoted value is the argument, not the value the model had at build time
+    (stress2,) = Graph(model, "forward", sel)(strain, nu * 0.5)
+    assert not torch.allclose(stress, stress2)
+
+
+def test_meta_of_a_forward_only_artifact(model: Model) -> None:
+    meta = build_meta(model, CPU, Selection(pairs=[], params=[]))
+    assert meta["parameters"] == []
+    assert meta["derivatives"] == []
+    assert meta["param_derivatives"] == []
+    assert list(meta["graphs"]) == ["forward"]
+    assert meta["graphs"]["forward"]["args"] == [{"role": "input", "name": "strain"}]
+
+
+def test_meta_without_pairs_has_param_vjp_but_no_param_jacobian(model: Model) -> None:
+    meta = build_meta(model, CPU, Selection(pairs=[], params=["model.E"]))
+    assert list(meta["graphs"]) == ["forward", "param_vjp"]
+    assert meta["param_derivatives"] == []
+    assert meta["parameters"] == [{"name": "model.E", "shape": [], "value": [100.0]}]
