@@ -1,0 +1,103 @@
+// AnyDispatchedModel: one type for every execution policy, chosen at run time.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "neml2/aoti/DispatchedModel.h"
+
+namespace neml2::aoti
+{
+/**
+ * @brief A type-erased DispatchedModel, for hosts that pick the policy at run time.
+ *
+ * Holds any `DispatchedModel<P>` and forwards the same entry points through one
+ * virtual call (negligible next to a graph call).
+ *
+ * @code
+ * std::shared_ptr<Scheduler> s;
+ * if (hybrid) s = std::make_shared<StaticHybridScheduler>(hybrid_cfg);
+ * else        s = std::make_shared<SimpleScheduler>(SimpleScheduler::Config{"cpu", 4096});
+ * AnyDispatchedModel m = load_model("aoti/model_aoti.i", "model", s);
+ * auto out = m.forward(inputs);
+ * @endcode
+ */
+class AnyDispatchedModel
+{
+public:
+  /// @brief Take ownership of @p model.
+  template <class P>
+  AnyDispatchedModel(DispatchedModel<P> && model) // NOLINT(google-explicit-constructor)
+    : _impl(std::make_unique<Holder<P>>(std::move(model)))
+  {
+  }
+
+  /// @copydoc DispatchedModel::forward
+  TensorMap forward(const TensorMap & inputs) { return _impl->forward(inputs); }
+  /// @copydoc DispatchedModel::jvp
+  TensorMap jvp(const TensorMap & inputs, const TensorMap & tangents)
+  {
+    return _impl->jvp(inputs, tangents);
+  }
+  /// @copydoc DispatchedModel::jacobian
+  DerivMap jacobian(const TensorMap & inputs) { return _impl->jacobian(inputs); }
+  /// @copydoc DispatchedModel::param_jacobian
+  DerivMap param_jacobian(const TensorMap & inputs) { return _impl->param_jacobian(inputs); }
+  /// @copydoc DispatchedModel::param_vjp
+  TensorMap param_vjp(const TensorMap & inputs, const TensorMap & cotangents)
+  {
+    return _impl->param_vjp(inputs, cotangents);
+  }
+  /// @copydoc DispatchedModel::named_parameters
+  TensorMap & named_parameters() { return _impl->named_parameters(); }
+  /// @copydoc DispatchedModel::meta
+  const Meta & meta() const { return _impl->meta(); }
+  /// @copydoc DispatchedModel::last_dispatch
+  const DispatchInfo & last_dispatch() const { return _impl->last_dispatch(); }
+  /// @brief Whether chunks run on a thread per device.
+  bool asynchronous() const { return _impl->asynchronous(); }
+
+private:
+  struct Concept
+  {
+    virtual ~Concept() = default;
+    virtual TensorMap forward(const TensorMap &) = 0;
+    virtual TensorMap jvp(const TensorMap &, const TensorMap &) = 0;
+    virtual DerivMap jacobian(const TensorMap &) = 0;
+    virtual DerivMap param_jacobian(const TensorMap &) = 0;
+    virtual TensorMap param_vjp(const TensorMap &, const TensorMap &) = 0;
+    virtual TensorMap & named_parameters() = 0;
+    virtual const Meta & meta() const = 0;
+    virtual const DispatchInfo & last_dispatch() const = 0;
+    virtual bool asynchronous() const = 0;
+  };
+
+  template <class P>
+  struct Holder final : Concept
+  {
+    explicit Holder(DispatchedModel<P> && m) : model(std::move(m)) {}
+    TensorMap forward(const TensorMap & in) override { return model.forward(in); }
+    TensorMap jvp(const TensorMap & in, const TensorMap & t) override { return model.jvp(in, t); }
+    DerivMap jacobian(const TensorMap & in) override { return model.jacobian(in); }
+    DerivMap param_jacobian(const TensorMap & in) override { return model.param_jacobian(in); }
+    TensorMap param_vjp(const TensorMap & in, const TensorMap & c) override
+    {
+      return model.param_vjp(in, c);
+    }
+    TensorMap & named_parameters() override { return model.named_parameters(); }
+    const Meta & meta() const override { return model.meta(); }
+    const DispatchInfo & last_dispatch() const override { return model.last_dispatch(); }
+    bool asynchronous() const override
+    {
+      if constexpr (std::is_same_v<P, PassThrough>)
+        return false;
+      else
+        return std::is_same_v<P, AsyncPolicy<typename P::scheduler_type>>;
+    }
+    DispatchedModel<P> model;
+  };
+
+  std::unique_ptr<Concept> _impl;
+};
+} // namespace neml2::aoti

@@ -1,0 +1,249 @@
+// One compiled model bound to one device: AOTI packages plus model_meta.json.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <ATen/ATen.h>
+#include <c10/core/DeviceGuard.h>
+#include <c10/core/impl/VirtualGuardImpl.h>
+#include <torch/csrc/inductor/aoti_package/model_package_loader.h>
+
+#include "neml2/aoti/Exception.h"
+#include "neml2/aoti/artifact/Meta.h"
+#include "neml2/aoti/artifact/Stub.h"
+#include "neml2/aoti/detail/call.h"
+#include "neml2/aoti/detail/device.h"
+#include "neml2/aoti/types.h"
+
+namespace neml2::aoti
+{
+/**
+ * @brief A compiled material model on one device.
+ *
+ * Loads every graph in `<artifact_path>/<device type>/` (one AOTI package
+ * loader per graph) and evaluates named tensors. Inputs are `(B, *base)` or
+ * unbatched `(*base)` and must live on the model's device; unbatched inputs are
+ * shared by every point, and a call with no batched input returns unbatched results.
+ *
+ * @code
+ * neml2::aoti::Model m("aoti/model_aoti.i", "model", "cpu");
+ * auto out = m.forward({{"strain", at::zeros({100, 6}, at::kDouble)}});
+ * at::Tensor stress = out.at("stress"); // (100, 6)
+ * @endcode
+ */
+class Model
+{
+public:
+  /**
+   * @brief Load the model @p name of the stub at @p stub for @p device.
+   * @param stub path of the `<model>_aoti.i` stub written by neml2-compile
+   * @param name the model's block name in `[Models]`
+   * @param device "cpu", "cuda" or "cuda:N"
+   */
+  Model(const std::string & stub, const std::string & name, const std::string & device = "cpu")
+    : Model(read_stub(stub, name), detail::parse_device(device, "model '" + name + "'"))
+  {
+  }
+
+  /// @brief Load from an already-read stub entry onto @p device.
+  Model(const StubEntry & entry, at::Device device)
+    : _device(device),
+      _meta(read_meta(entry.artifact_folder / c10::DeviceTypeName(device.type(), true),
+                      c10::DeviceTypeName(device.type(), true)))
+  {
+    if (_meta.model != entry.model)
+      throw FatalError(entry.file + ": model '" + entry.model + "' points at artifacts of model '" +
+                       _meta.model + "' (" + (_meta.folder / "model_meta.json").string() + ")");
+    const std::string context = detail::who(_meta) + " on " + _device.str();
+    guard(context,
+          [&]
+          {
+            const c10::DeviceGuard device_guard(_device);
+            for (const auto & [g, spec] : _meta.graphs)
+            {
+              try
+              {
+                _loaders[g] = std::make_unique<torch::inductor::AOTIModelPackageLoader>(
+                    spec.file.string(), "model", false, 1,
+                    _device.is_cuda() ? _device.index() : c10::DeviceIndex(-1));
+              }
+              catch (...)
+              {
+                rethrow_normalized(context + ": cannot load graph '" + graph_name(g) +
+                                            "' from '" + spec.file.string() + "'");
+              }
+            }
+            const auto opts = at::TensorOptions().dtype(_meta.dtype).device(_device);
+            for (const auto & p : _meta.parameters)
+              _parameters[p.name] =
+                  at::tensor(p.value, at::TensorOptions().dtype(at::kDouble))
+                      .reshape(p.shape)
+                      .to(opts);
+            warm_up();
+          });
+  }
+
+  Model(const Model &) = delete;
+  Model & operator=(const Model &) = delete;
+
+  /// @brief The model's block name.
+  const std::string & name() const { return _meta.model; }
+  /// @brief The device every graph runs on.
+  at::Device device() const { return _device; }
+  /// @brief The validated model_meta.json.
+  const Meta & meta() const { return _meta; }
+
+  /**
+   * @brief The promoted parameters by name (e.g. "model.E"), on the model's device.
+   *
+   * Mutating a tensor in place changes the next evaluation. Baked parameters
+   * are constants of the graph and do not appear.
+   */
+  TensorMap & named_parameters() { return _parameters; }
+  /// @copydoc named_parameters()
+  const TensorMap & named_parameters() const { return _parameters; }
+
+  /// @brief Evaluate the outputs.
+  TensorMap forward(const TensorMap & inputs) const
+  {
+    return evaluate(Graph::forward, inputs, nullptr).map;
+  }
+
+  /**
+   * @brief Directional derivatives of the outputs: sum over compiled pairs of J[out][in] v[in].
+   * @param tangents v by input name; a missing tangent is zero
+   */
+  TensorMap jvp(const TensorMap & inputs, const TensorMap & tangents) const
+  {
+    return evaluate(Graph::jvp, inputs, &tangents).map;
+  }
+
+  /// @brief The compiled Jacobian blocks, result[output][input].
+  DerivMap jacobian(const TensorMap & inputs) const
+  {
+    return evaluate(Graph::jacobian, inputs, nullptr).deriv;
+  }
+
+  /// @brief Derivatives of the outputs with respect to the promoted parameters, result[output][param].
+  DerivMap param_jacobian(const TensorMap & inputs) const
+  {
+    return evaluate(Graph::param_jacobian, inputs, nullptr).deriv;
+  }
+
+  /**
+   * @brief Parameter adjoints: sum over the batch of cotangent . d(output)/d(param).
+   * @param cotangents by output name; a missing cotangent is zero
+   */
+  TensorMap param_vjp(const TensorMap & inputs, const TensorMap & cotangents) const
+  {
+    return evaluate(Graph::param_vjp, inputs, &cotangents).map;
+  }
+
+  /**
+   * @brief Run one graph on rows [begin, end) of a prepared call (the dispatcher's primitive).
+   *
+   * Arguments are sliced, moved to this device and made contiguous; parameters
+   * come from named_parameters(). Returns the graph's positional returns on this
+   * device, after raising ConvergenceError if the status says so. Errors are
+   * not normalized here: the caller decides the context.
+   */
+  std::vector<at::Tensor> run(const detail::Call & call, int64_t begin, int64_t end) const
+  {
+    const c10::DeviceGuard device_guard(_device);
+    std::vector<at::Tensor> args;
+    args.reserve(call.args.size());
+    for (std::size_t i = 0; i < call.args.size(); ++i)
+    {
+      const auto & slot = call.spec->args[i];
+      if (slot.role == SlotSpec::Role::parameter)
+        args.push_back(parameter(slot.name));
+      else
+        args.push_back(detail::chunk_arg(call, i, begin, end, _device));
+    }
+    void * stream = nullptr;
+    if (_device.is_cuda())
+    {
+      const c10::impl::VirtualGuardImpl impl(_device.type());
+      stream = impl.getStream(_device).native_handle();
+    }
+    auto returns = _loaders.at(call.graph)->run(args, stream);
+    if (returns.size() != call.spec->returns.size())
+      throw FatalError(detail::who(_meta) + ": graph '" + graph_name(call.graph) + "' returned " +
+                       std::to_string(returns.size()) + " tensors, model_meta.json declares " +
+                       std::to_string(call.spec->returns.size()));
+    const bool whole = begin == 0 && end == call.batch;
+    detail::check_status(_meta, call, returns,
+                         whole ? std::string()
+                               : " in rows [" + std::to_string(begin) + ", " +
+                                     std::to_string(end) + ") on " + _device.str());
+    return returns;
+  }
+
+private:
+  /// The parameter tensor, checked: the user may have replaced it in the map.
+  const at::Tensor & parameter(const std::string & name) const
+  {
+    const auto it = _parameters.find(name);
+    if (it == _parameters.end())
+      throw FatalError(detail::who(_meta) + ": parameter '" + name +
+                       "' was removed from named_parameters()");
+    const at::Tensor & t = it->second;
+    const auto * spec = _meta.find(_meta.parameters, name);
+    if (!t.defined() || t.scalar_type() != _meta.dtype || t.device() != _device ||
+        !t.sizes().equals(spec->shape))
+      throw FatalError(detail::who(_meta) + ": parameter '" + name +
+                       "' must stay a tensor of shape " + detail::shape_str(spec->shape) + ", " +
+                       c10::toString(_meta.dtype) + ", on " + _device.str());
+    return t;
+  }
+
+  detail::Named evaluate(Graph g, const TensorMap & inputs, const TensorMap * extra) const
+  {
+    return guard(detail::who(_meta) + " on " + _device.str(),
+                 [&]
+                 {
+                   const detail::Call call = detail::prepare(_meta, g, inputs, extra);
+                   if (call.device != _device)
+                     throw FatalError(detail::who(_meta) + ": inputs are on " +
+                                      call.device.str() + " but the model runs on " +
+                                      _device.str());
+                   auto returns = call.batch == 0 ? detail::empty_returns(_meta, call)
+                                                  : run(call, 0, call.batch);
+                   return detail::finish(call, std::move(returns));
+                 });
+  }
+
+  /// One tiny call per graph so that no loader's first run happens concurrently with another's.
+  void warm_up()
+  {
+    for (const auto & [g, spec] : _meta.graphs)
+    {
+      TensorMap in, extra;
+      const auto opts = at::TensorOptions().dtype(_meta.dtype).device(_device);
+      for (const auto & v : _meta.inputs)
+      {
+        std::vector<int64_t> shape{1};
+        shape.insert(shape.end(), v.shape.begin(), v.shape.end());
+        in[v.name] = at::zeros(shape, opts);
+      }
+      const detail::Call call = detail::prepare(_meta, g, in, g == Graph::forward ? nullptr : &extra);
+      const c10::DeviceGuard device_guard(_device);
+      std::vector<at::Tensor> args;
+      for (std::size_t i = 0; i < call.args.size(); ++i)
+        args.push_back(call.spec->args[i].role == SlotSpec::Role::parameter
+                           ? _parameters.at(call.spec->args[i].name)
+                           : detail::chunk_arg(call, i, 0, 1, _device));
+      _loaders.at(g)->run(args);
+    }
+  }
+
+  at::Device _device;
+  Meta _meta;
+  std::map<Graph, std::unique_ptr<torch::inductor::AOTIModelPackageLoader>> _loaders;
+  TensorMap _parameters;
+};
+} // namespace neml2::aoti

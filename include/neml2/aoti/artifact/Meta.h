@@ -1,0 +1,404 @@
+// model_meta.json: the self-description of one device's compiled graphs (doc/artifacts.md).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <ATen/ATen.h>
+#include <torch/version.h>
+
+#include "neml2/aoti/Exception.h"
+#include "neml2/aoti/detail/json.h"
+
+namespace neml2::aoti
+{
+/// @brief The graphs a model may carry, one `.pt2` each.
+enum class Graph
+{
+  forward,
+  jvp,
+  jacobian,
+  param_jacobian,
+  param_vjp
+};
+
+/// @brief The name of @p g as used in model_meta.json and in messages.
+inline const char *
+graph_name(Graph g)
+{
+  switch (g)
+  {
+    case Graph::forward:
+      return "forward";
+    case Graph::jvp:
+      return "jvp";
+    case Graph::jacobian:
+      return "jacobian";
+    case Graph::param_jacobian:
+      return "param_jacobian";
+    case Graph::param_vjp:
+      return "param_vjp";
+  }
+  return "?";
+}
+
+/// @brief A named variable or parameter with the shape of one material point.
+struct VariableSpec
+{
+  std::string name;           ///< variable name, e.g. "strain" or "model.E"
+  std::vector<int64_t> shape; ///< base shape, e.g. {6}; empty for a scalar
+  std::vector<double> value;  ///< initial value (parameters only), row-major
+};
+
+/// @brief One derivative block d(of)/d(wrt).
+struct DerivativeSpec
+{
+  std::string of;      ///< output name
+  std::string wrt;     ///< input or parameter name
+  bool batched = true; ///< false: the block does not depend on the batch and comes unbatched
+};
+
+/// @brief One positional argument or return value of a graph.
+struct SlotSpec
+{
+  /// @brief What a slot holds (doc/artifacts.md, "Graph calling convention").
+  enum class Role
+  {
+    input,
+    parameter,
+    tangent,
+    cotangent,
+    output,
+    derivative,
+    adjoint,
+    converged,
+    residual
+  };
+  Role role = Role::input; ///< what the slot holds
+  std::string name;        ///< variable name (all roles but derivative)
+  std::string of;          ///< derivative only: output name
+  std::string wrt;         ///< derivative only: input or parameter name
+};
+
+/// @brief One compiled graph: its file and positional signature.
+struct GraphSpec
+{
+  std::filesystem::path file;   ///< absolute path of the .pt2
+  std::vector<SlotSpec> args;    ///< positional inputs
+  std::vector<SlotSpec> returns; ///< positional outputs
+};
+
+/// @brief The contents of one model_meta.json, validated.
+struct Meta
+{
+  std::filesystem::path folder;                 ///< the folder the meta was read from
+  int schema = 0;                               ///< schema version (1)
+  std::string model;                            ///< model block name
+  std::string type;                             ///< model type that was compiled
+  std::string device;                           ///< "cpu" or "cuda"
+  at::ScalarType dtype = at::kDouble;           ///< floating-point dtype of all tensors
+  std::string torch_version;                    ///< torch that exported the graphs
+  std::vector<VariableSpec> inputs;             ///< model inputs in order
+  std::vector<VariableSpec> outputs;            ///< model outputs in order
+  std::vector<VariableSpec> parameters;         ///< promoted parameters in order
+  std::vector<DerivativeSpec> derivatives;      ///< compiled output:input pairs
+  std::vector<DerivativeSpec> param_derivatives; ///< output:parameter blocks
+  std::optional<std::pair<std::string, std::string>> status; ///< implicit models: (converged, residual)
+  std::map<Graph, GraphSpec> graphs;            ///< the graphs present
+
+  /// @brief Whether @p g was compiled.
+  bool has(Graph g) const { return graphs.count(g) != 0; }
+
+  /// @brief The input, output or parameter called @p name, or nullptr.
+  const VariableSpec * find(const std::vector<VariableSpec> & list, const std::string & name) const
+  {
+    for (const auto & v : list)
+      if (v.name == name)
+        return &v;
+    return nullptr;
+  }
+};
+
+namespace detail
+{
+/// Accessors that turn a missing or mistyped field into a FatalError naming the file and field.
+class MetaReader
+{
+public:
+  explicit MetaReader(std::string file) : _file(std::move(file)) {}
+
+  [[noreturn]] void fail(const std::string & what) const
+  {
+    throw FatalError(_file + ": " + what);
+  }
+
+  const Json & get(const Json & obj, const std::string & key, Json::Kind kind,
+                   const std::string & where) const
+  {
+    if (obj.kind != Json::Kind::Object)
+      fail(where + " must be an object");
+    const Json * v = obj.find(key);
+    if (!v)
+      fail("missing field '" + where + key + "'");
+    if (v->kind != kind)
+    {
+      Json expected;
+      expected.kind = kind;
+      fail("field '" + where + key + "' must be " + expected.kind_name() + ", found " +
+           v->kind_name());
+    }
+    return *v;
+  }
+
+  std::string str(const Json & obj, const std::string & key, const std::string & where = "") const
+  {
+    return get(obj, key, Json::Kind::String, where).string;
+  }
+
+  int64_t integer(const Json & v, const std::string & what) const
+  {
+    if (v.kind != Json::Kind::Number || v.number != double(int64_t(v.number)))
+      fail(what + " must be an integer");
+    return int64_t(v.number);
+  }
+
+  std::vector<VariableSpec> variables(const Json & root, const std::string & key,
+                                      bool with_value) const
+  {
+    std::vector<VariableSpec> out;
+    const Json & arr = get(root, key, Json::Kind::Array, "");
+    for (std::size_t i = 0; i < arr.array.size(); ++i)
+    {
+      const std::string where = key + "[" + std::to_string(i) + "].";
+      const Json & e = arr.array[i];
+      VariableSpec v;
+      v.name = str(e, "name", where);
+      if (v.name.empty())
+        fail("field '" + where + "name' is empty");
+      int64_t numel = 1;
+      for (const auto & d : get(e, "shape", Json::Kind::Array, where).array)
+      {
+        const int64_t n = integer(d, "field '" + where + "shape'");
+        if (n < 0 || n > (int64_t(1) << 31))
+          fail("field '" + where + "shape' has an invalid size " + std::to_string(n));
+        v.shape.push_back(n);
+        numel *= n;
+        if (numel > (int64_t(1) << 31))
+          fail("field '" + where + "shape' is too large");
+      }
+      if (with_value)
+      {
+        for (const auto & x : get(e, "value", Json::Kind::Array, where).array)
+        {
+          if (x.kind != Json::Kind::Number)
+            fail("field '" + where + "value' must hold numbers");
+          v.value.push_back(x.number);
+        }
+        if (int64_t(v.value.size()) != numel)
+          fail("field '" + where + "value' has " + std::to_string(v.value.size()) +
+               " numbers, shape needs " + std::to_string(numel));
+      }
+      for (const auto & prev : out)
+        if (prev.name == v.name)
+          fail("duplicate name '" + v.name + "' in '" + key + "'");
+      out.push_back(std::move(v));
+    }
+    return out;
+  }
+
+  std::vector<DerivativeSpec> derivatives(const Json & root, const std::string & key) const
+  {
+    std::vector<DerivativeSpec> out;
+    const Json * arr = root.find(key);
+    if (!arr)
+      return out;
+    if (arr->kind != Json::Kind::Array)
+      fail("field '" + key + "' must be an array");
+    for (std::size_t i = 0; i < arr->array.size(); ++i)
+    {
+      const std::string where = key + "[" + std::to_string(i) + "].";
+      const Json & e = arr->array[i];
+      DerivativeSpec d;
+      d.of = str(e, "of", where);
+      d.wrt = str(e, "wrt", where);
+      d.batched = get(e, "batched", Json::Kind::Bool, where).boolean;
+      out.push_back(d);
+    }
+    return out;
+  }
+
+  std::vector<SlotSpec> slots(const Json & g, const std::string & key,
+                              const std::string & where) const
+  {
+    static const std::map<std::string, SlotSpec::Role> roles = {
+        {"input", SlotSpec::Role::input},         {"parameter", SlotSpec::Role::parameter},
+        {"tangent", SlotSpec::Role::tangent},     {"cotangent", SlotSpec::Role::cotangent},
+        {"output", SlotSpec::Role::output},       {"derivative", SlotSpec::Role::derivative},
+        {"adjoint", SlotSpec::Role::adjoint},     {"converged", SlotSpec::Role::converged},
+        {"residual", SlotSpec::Role::residual}};
+    std::vector<SlotSpec> out;
+    const Json & arr = get(g, key, Json::Kind::Array, where);
+    for (std::size_t i = 0; i < arr.array.size(); ++i)
+    {
+      const std::string w = where + key + "[" + std::to_string(i) + "].";
+      const Json & e = arr.array[i];
+      SlotSpec s;
+      const std::string role = str(e, "role", w);
+      const auto it = roles.find(role);
+      if (it == roles.end())
+        fail("field '" + w + "role' has unknown role '" + role + "'");
+      s.role = it->second;
+      if (s.role == SlotSpec::Role::derivative)
+      {
+        s.of = str(e, "of", w);
+        s.wrt = str(e, "wrt", w);
+      }
+      else
+        s.name = str(e, "name", w);
+      out.push_back(std::move(s));
+    }
+    return out;
+  }
+
+private:
+  std::string _file;
+};
+
+/// Split "2.13.0+cpu" into (2, 13); (-1, -1) when unreadable.
+inline std::pair<int, int>
+major_minor(const std::string & v)
+{
+  int major = -1, minor = -1;
+  char dot = 0;
+  std::istringstream in(v);
+  if (!(in >> major >> dot >> minor) || dot != '.')
+    return {-1, -1};
+  return {major, minor};
+}
+} // namespace detail
+
+/**
+ * @brief Read and validate `<folder>/model_meta.json`.
+ *
+ * Refuses (FatalError naming the file) an unknown schema, a torch major.minor
+ * other than the one this program is linked against, a device other than
+ * @p expected_device, graphs whose files are missing, and any malformed field.
+ *
+ * @param folder the per-device artifact folder, e.g. `aoti/model/cpu`
+ * @param expected_device the device type the caller will run on ("cpu" or "cuda")
+ */
+inline Meta
+read_meta(const std::filesystem::path & folder, const std::string & expected_device)
+{
+  namespace fs = std::filesystem;
+  const fs::path file = folder / "model_meta.json";
+  const std::string fname = file.string();
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec))
+    throw FatalError("artifact folder '" + folder.string() + "' does not exist: compile the model "
+                     "for device '" + expected_device + "' with neml2-compile --device " +
+                     expected_device);
+  std::ifstream in(file, std::ios::binary);
+  if (!in)
+    throw FatalError("cannot open '" + fname + "'");
+  std::stringstream buf;
+  buf << in.rdbuf();
+
+  detail::Json root;
+  try
+  {
+    root = detail::JsonParser::parse(buf.str());
+  }
+  catch (const detail::JsonSyntaxError & e)
+  {
+    throw FatalError(fname + ":" + std::to_string(e.line) + ":" + std::to_string(e.column) +
+                     ": malformed JSON: " + e.what());
+  }
+
+  const detail::MetaReader r(fname);
+  if (root.kind != detail::Json::Kind::Object)
+    r.fail("expected a JSON object at the top level");
+  Meta m;
+  m.folder = folder;
+  const auto & schema = r.get(root, "schema", detail::Json::Kind::Number, "");
+  m.schema = int(r.integer(schema, "field 'schema'"));
+  if (m.schema != 1)
+    r.fail("unknown schema " + std::to_string(m.schema) +
+           " (this library reads schema 1): recompile with a matching neml2-compile");
+
+  m.torch_version = r.str(root, "torch_version");
+  const auto [maj, min] = detail::major_minor(m.torch_version);
+  if (maj != TORCH_VERSION_MAJOR || min != TORCH_VERSION_MINOR)
+    r.fail("artifact built by torch " + m.torch_version + ", this program uses torch " +
+           std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) +
+           ": recompile the model with the torch this program links against");
+
+  m.model = r.str(root, "model");
+  m.type = r.str(root, "type");
+  m.device = r.str(root, "device");
+  if (m.device != expected_device)
+    r.fail("artifact compiled for device '" + m.device + "' but found in the folder for '" +
+           expected_device + "'");
+  const std::string dtype = r.str(root, "dtype");
+  if (dtype == "float64")
+    m.dtype = at::kDouble;
+  else if (dtype == "float32")
+    m.dtype = at::kFloat;
+  else
+    r.fail("unsupported dtype '" + dtype + "' (expected float64 or float32)");
+
+  m.inputs = r.variables(root, "inputs", false);
+  m.outputs = r.variables(root, "outputs", false);
+  m.parameters = r.variables(root, "parameters", true);
+  m.derivatives = r.derivatives(root, "derivatives");
+  m.param_derivatives = r.derivatives(root, "param_derivatives");
+  if (m.inputs.empty() || m.outputs.empty())
+    r.fail("a model needs at least one input and one output");
+
+  for (const auto & d : m.derivatives)
+    if (!m.find(m.outputs, d.of) || !m.find(m.inputs, d.wrt))
+      r.fail("derivative pair " + d.of + ":" + d.wrt + " names an unknown variable");
+  for (const auto & d : m.param_derivatives)
+    if (!m.find(m.outputs, d.of) || !m.find(m.parameters, d.wrt))
+      r.fail("parameter derivative " + d.of + ":" + d.wrt + " names an unknown variable");
+
+  if (const auto * st = root.find("status"); st && st->kind != detail::Json::Kind::Null)
+    m.status = std::make_pair(r.str(*st, "converged", "status."), r.str(*st, "residual", "status."));
+
+  const auto & graphs = r.get(root, "graphs", detail::Json::Kind::Object, "");
+  for (const Graph g : {Graph::forward, Graph::jvp, Graph::jacobian, Graph::param_jacobian,
+                        Graph::param_vjp})
+  {
+    const detail::Json * gj = graphs.find(graph_name(g));
+    if (!gj)
+      continue;
+    const std::string where = std::string("graphs.") + graph_name(g) + ".";
+    GraphSpec spec;
+    spec.file = folder / r.str(*gj, "file", where);
+    spec.args = r.slots(*gj, "args", where);
+    spec.returns = r.slots(*gj, "returns", where);
+    if (!fs::is_regular_file(spec.file, ec))
+      r.fail("graph file '" + spec.file.string() + "' is missing");
+    for (const auto & s : spec.args)
+    {
+      const bool known =
+          (s.role == SlotSpec::Role::input && m.find(m.inputs, s.name)) ||
+          (s.role == SlotSpec::Role::tangent && m.find(m.inputs, s.name)) ||
+          (s.role == SlotSpec::Role::parameter && m.find(m.parameters, s.name)) ||
+          (s.role == SlotSpec::Role::cotangent && m.find(m.outputs, s.name));
+      if (!known)
+        r.fail(where + "args names '" + s.name + "', which is not a variable of that role");
+    }
+    m.graphs.emplace(g, std::move(spec));
+  }
+  if (!m.has(Graph::forward))
+    r.fail("missing field 'graphs.forward'");
+  return m;
+}
+} // namespace neml2::aoti

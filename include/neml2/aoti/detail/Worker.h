@@ -1,0 +1,101 @@
+// A thread bound to one device that runs submitted tasks in order.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include <ATen/ATen.h>
+#include <c10/core/DeviceGuard.h>
+#include <c10/core/StreamGuard.h>
+#include <c10/core/impl/VirtualGuardImpl.h>
+
+namespace neml2::aoti::detail
+{
+/**
+ * One long-lived thread per device. A CUDA worker makes its device current and
+ * runs on its own pool stream for its whole life (a fresh thread that never set
+ * its device fails inside the AOTI runner). Tasks must not throw; anything that
+ * escapes is swallowed rather than terminating the process.
+ */
+class Worker
+{
+public:
+  explicit Worker(at::Device device) : _device(device), _thread([this] { loop(); }) {}
+
+  Worker(const Worker &) = delete;
+  Worker & operator=(const Worker &) = delete;
+
+  ~Worker()
+  {
+    {
+      const std::lock_guard<std::mutex> lock(_mutex);
+      _stop = true;
+    }
+    _cv.notify_one();
+    _thread.join();
+  }
+
+  /// Queue @p task behind the ones already submitted.
+  void submit(std::function<void()> task)
+  {
+    {
+      const std::lock_guard<std::mutex> lock(_mutex);
+      _tasks.push_back(std::move(task));
+    }
+    _cv.notify_one();
+  }
+
+  /// The device this worker drives.
+  const at::Device & device() const { return _device; }
+
+private:
+  void loop()
+  {
+    std::optional<c10::DeviceGuard> device_guard;
+    std::optional<c10::StreamGuard> stream_guard;
+    if (!_device.is_cpu())
+    {
+      try
+      {
+        device_guard.emplace(_device);
+        const c10::impl::VirtualGuardImpl impl(_device.type());
+        stream_guard.emplace(impl.getStreamFromGlobalPool(_device));
+      }
+      catch (...)
+      {
+        // The first task on this device reports the problem when it runs.
+      }
+    }
+    while (true)
+    {
+      std::function<void()> task;
+      {
+        std::unique_lock<std::mutex> lock(_mutex);
+        _cv.wait(lock, [this] { return _stop || !_tasks.empty(); });
+        if (_tasks.empty())
+          return;
+        task = std::move(_tasks.front());
+        _tasks.pop_front();
+      }
+      try
+      {
+        task();
+      }
+      catch (...)
+      {
+      }
+    }
+  }
+
+  at::Device _device;
+  std::mutex _mutex;
+  std::condition_variable _cv;
+  std::deque<std::function<void()>> _tasks;
+  bool _stop = false;
+  std::thread _thread;
+};
+} // namespace neml2::aoti::detail

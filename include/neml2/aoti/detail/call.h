@@ -1,0 +1,374 @@
+// Turning named user tensors into one graph call, and graph returns back into named results.
+#pragma once
+
+#include <algorithm>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <ATen/ATen.h>
+
+#include "neml2/aoti/Exception.h"
+#include "neml2/aoti/artifact/Meta.h"
+#include "neml2/aoti/types.h"
+
+namespace neml2::aoti::detail
+{
+/// How the dispatcher combines one return slot across chunks.
+enum class Combine
+{
+  concat, ///< per-point: written into its batch slice
+  once,   ///< batch-independent: identical in every chunk, kept once
+  sum,    ///< adjoint: summed over chunks
+  status  ///< convergence status: checked per chunk, not returned
+};
+
+/// One validated call of one graph on the full batch, before slicing.
+struct Call
+{
+  Graph graph = Graph::forward;      ///< which graph
+  const GraphSpec * spec = nullptr;  ///< its signature
+  int64_t batch = 0;                 ///< B (1 when nothing is batched)
+  bool batched = false;              ///< whether any argument carries the batch dimension
+  at::Device device = at::kCPU;      ///< where the user's tensors live
+  std::vector<at::Tensor> args;      ///< by position; parameters are left undefined
+  std::vector<bool> arg_batched;     ///< per argument: has the leading batch dimension
+  std::vector<Combine> combine;      ///< per return slot
+};
+
+/// The message prefix naming the model.
+inline std::string
+who(const Meta & meta)
+{
+  return "model '" + meta.model + "'";
+}
+
+inline std::string
+shape_str(at::IntArrayRef s)
+{
+  std::string out = "(";
+  for (std::size_t i = 0; i < s.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + (s.size() == 1 ? ",)" : ")");
+}
+
+inline std::string
+names(const std::vector<VariableSpec> & vars)
+{
+  std::string out;
+  for (const auto & v : vars)
+    out += (out.empty() ? "" : ", ") + v.name;
+  return out.empty() ? "none" : out;
+}
+
+/// The FatalError for a graph that was not compiled, telling which flag adds it.
+inline FatalError
+missing_graph(const Meta & meta, Graph g)
+{
+  const bool param = g == Graph::param_jacobian || g == Graph::param_vjp;
+  std::string hint;
+  if (!param)
+    hint = "add '-d :' (or -d OUTPUT:INPUT) to neml2-compile";
+  else if (meta.parameters.empty())
+    hint = "no parameter was promoted: add '-p :' (or -p NAME) to neml2-compile";
+  else
+    hint = "add '-d :' and '-p :' to neml2-compile";
+  return FatalError(who(meta) + ": graph '" + graph_name(g) + "' was not compiled: " + hint);
+}
+
+/// Whether the derivative block d(of)/d(wrt) comes with a batch dimension.
+inline bool
+derivative_batched(const Meta & meta, const std::string & of, const std::string & wrt)
+{
+  for (const auto * list : {&meta.derivatives, &meta.param_derivatives})
+    for (const auto & d : *list)
+      if (d.of == of && d.wrt == wrt)
+        return d.batched;
+  return true;
+}
+
+/// How return slot @p s combines across chunks.
+inline Combine
+combine_of(const Meta & meta, const SlotSpec & s)
+{
+  switch (s.role)
+  {
+    case SlotSpec::Role::adjoint:
+      return Combine::sum;
+    case SlotSpec::Role::converged:
+    case SlotSpec::Role::residual:
+      return Combine::status;
+    case SlotSpec::Role::derivative:
+      return derivative_batched(meta, s.of, s.wrt) ? Combine::concat : Combine::once;
+    default:
+      return Combine::concat;
+  }
+}
+
+/// The base shape of return slot @p s (the shape without the batch dimension).
+inline std::vector<int64_t>
+return_base_shape(const Meta & meta, const SlotSpec & s)
+{
+  const auto base = [&](const std::vector<VariableSpec> & list, const std::string & n)
+  {
+    const auto * v = meta.find(list, n);
+    return v ? v->shape : std::vector<int64_t>{};
+  };
+  switch (s.role)
+  {
+    case SlotSpec::Role::output:
+    case SlotSpec::Role::tangent:
+      return base(meta.outputs, s.name);
+    case SlotSpec::Role::adjoint:
+      return base(meta.parameters, s.name);
+    case SlotSpec::Role::derivative:
+    {
+      auto shape = base(meta.outputs, s.of);
+      const auto * in = meta.find(meta.inputs, s.wrt);
+      const auto wrt = in ? in->shape : base(meta.parameters, s.wrt);
+      shape.insert(shape.end(), wrt.begin(), wrt.end());
+      return shape;
+    }
+    default:
+      return {};
+  }
+}
+
+/**
+ * Validate the user's tensors against the graph's signature and collect them in
+ * positional order. @p extra holds tangents (jvp) or cotangents (param_vjp);
+ * a missing one is zero. Every mistake is a FatalError naming the model and the item.
+ */
+inline Call
+prepare(const Meta & meta, Graph g, const TensorMap & inputs, const TensorMap * extra = nullptr)
+{
+  const auto it = meta.graphs.find(g);
+  if (it == meta.graphs.end())
+    throw missing_graph(meta, g);
+  Call call;
+  call.graph = g;
+  call.spec = &it->second;
+
+  for (const auto & [name, t] : inputs)
+    if (!meta.find(meta.inputs, name))
+      throw FatalError(who(meta) + ": unknown input '" + name + "' (expected inputs: " +
+                       names(meta.inputs) + ")");
+  const SlotSpec::Role extra_role =
+      g == Graph::jvp ? SlotSpec::Role::tangent : SlotSpec::Role::cotangent;
+  const char * extra_kind = g == Graph::jvp ? "tangent" : "cotangent";
+  if (extra)
+    for (const auto & [name, t] : *extra)
+    {
+      const bool wanted = std::any_of(call.spec->args.begin(), call.spec->args.end(),
+                                      [&](const SlotSpec & s)
+                                      { return s.role == extra_role && s.name == name; });
+      if (wanted)
+        continue;
+      if (g == Graph::jvp && meta.find(meta.inputs, name))
+        throw FatalError(who(meta) + ": no derivative pair with respect to '" + name +
+                         "' was compiled: add -d OUTPUT:" + name + " (or -d :) to neml2-compile");
+      throw FatalError(who(meta) + ": unknown " + extra_kind + " '" + name + "' (expected " +
+                       (g == Graph::jvp ? "inputs: " + names(meta.inputs)
+                                        : "outputs: " + names(meta.outputs)) +
+                       ")");
+    }
+
+  std::optional<at::Device> device;
+  std::string device_owner, batch_owner;
+  int64_t batch = -1;
+  for (const auto & slot : call.spec->args)
+  {
+    if (slot.role == SlotSpec::Role::parameter)
+    {
+      call.args.emplace_back();
+      call.arg_batched.push_back(false);
+      continue;
+    }
+    const bool is_extra = slot.role == extra_role;
+    const TensorMap * source = is_extra ? extra : &inputs;
+    const auto & vars = slot.role == SlotSpec::Role::cotangent ? meta.outputs : meta.inputs;
+    const auto * var = meta.find(vars, slot.name);
+    const std::string item =
+        (is_extra ? std::string(extra_kind) + " '" : std::string("input '")) + slot.name + "'";
+    const auto found = source ? source->find(slot.name) : inputs.end();
+    if (!source || found == source->end())
+    {
+      if (!is_extra)
+        throw FatalError(who(meta) + ": missing input '" + slot.name + "' (expected inputs: " +
+                         names(meta.inputs) + ")");
+      // A missing tangent or cotangent is zero; the device is fixed below.
+      call.args.push_back(at::Tensor());
+      call.arg_batched.push_back(false);
+      continue;
+    }
+    const at::Tensor & t = found->second;
+    if (!t.defined())
+      throw FatalError(who(meta) + ": " + item + " is an undefined tensor");
+    if (t.scalar_type() != meta.dtype)
+      throw FatalError(who(meta) + ": " + item + " has dtype " +
+                       std::string(c10::toString(t.scalar_type())) + ", expected " +
+                       c10::toString(meta.dtype));
+    if (!device)
+    {
+      device = t.device();
+      device_owner = item;
+    }
+    else if (t.device() != *device)
+      throw FatalError(who(meta) + ": inputs on mixed devices: " + item + " is on " +
+                       t.device().str() + " but " + device_owner + " is on " + device->str());
+    const auto base = at::IntArrayRef(var->shape);
+    const auto shape = t.sizes();
+    bool batched;
+    if (shape.equals(base))
+      batched = false;
+    else if (shape.size() == base.size() + 1 && shape.slice(1).equals(base))
+      batched = true;
+    else
+      throw FatalError(who(meta) + ": " + item + " has shape " + shape_str(shape) +
+                       ", expected " + shape_str(base) + " or (B, " +
+                       shape_str(base).substr(1));
+    if (batched)
+    {
+      if (batch >= 0 && shape[0] != batch)
+        throw FatalError(who(meta) + ": batch sizes disagree: " + item + " has " +
+                         std::to_string(shape[0]) + " but " + batch_owner + " has " +
+                         std::to_string(batch));
+      batch = shape[0];
+      batch_owner = item;
+    }
+    call.args.push_back(t);
+    call.arg_batched.push_back(batched);
+  }
+
+  call.device = device.value_or(at::Device(at::kCPU));
+  call.batched = batch >= 0;
+  call.batch = call.batched ? batch : 1;
+  // Fill missing tangents/cotangents with unbatched zeros on the inputs' device.
+  for (std::size_t i = 0; i < call.args.size(); ++i)
+  {
+    const auto & slot = call.spec->args[i];
+    if (call.args[i].defined() || slot.role == SlotSpec::Role::parameter)
+      continue;
+    const auto & vars = slot.role == SlotSpec::Role::cotangent ? meta.outputs : meta.inputs;
+    call.args[i] = at::zeros(meta.find(vars, slot.name)->shape,
+                             at::TensorOptions().dtype(meta.dtype).device(call.device));
+  }
+  for (const auto & r : call.spec->returns)
+    call.combine.push_back(combine_of(meta, r));
+  return call;
+}
+
+/**
+ * The argument @p i of @p call for the rows [begin, end), on @p device, in the
+ * layout a graph expects: batched and contiguous.
+ */
+inline at::Tensor
+chunk_arg(const Call & call, std::size_t i, int64_t begin, int64_t end, const at::Device & device)
+{
+  const at::Tensor & a = call.args[i];
+  if (call.arg_batched[i])
+  {
+    at::Tensor s = (begin == 0 && end == a.size(0)) ? a : a.slice(0, begin, end);
+    return s.to(device).contiguous();
+  }
+  std::vector<int64_t> shape{end - begin};
+  shape.insert(shape.end(), a.sizes().begin(), a.sizes().end());
+  return a.to(device).expand(shape).contiguous();
+}
+
+/**
+ * Raise ConvergenceError when a chunk's status says some point did not converge.
+ * @p returns are one chunk's graph returns; @p where names the chunk.
+ */
+inline void
+check_status(const Meta & meta, const Call & call, const std::vector<at::Tensor> & returns,
+             const std::string & where)
+{
+  if (!meta.status)
+    return;
+  at::Tensor converged, residual;
+  for (std::size_t i = 0; i < returns.size(); ++i)
+  {
+    if (call.spec->returns[i].role == SlotSpec::Role::converged)
+      converged = returns[i];
+    else if (call.spec->returns[i].role == SlotSpec::Role::residual)
+      residual = returns[i];
+  }
+  if (!converged.defined())
+    return;
+  const int64_t failed = converged.logical_not().sum().item<int64_t>();
+  if (failed == 0)
+    return;
+  std::string worst = "unknown";
+  if (residual.defined() && residual.numel() > 0)
+  {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3e", residual.max().item<double>());
+    worst = buf;
+  }
+  throw ConvergenceError(who(meta) + ": " + std::to_string(failed) + " of " +
+                         std::to_string(converged.numel()) + " points did not converge" + where +
+                         " (worst residual " + worst + ")");
+}
+
+/// Results by slot key: (name) for maps, (of, wrt) for derivative blocks.
+struct Named
+{
+  TensorMap map;   ///< outputs, tangents or adjoints
+  DerivMap deriv;  ///< derivative blocks
+};
+
+/// Put positional graph returns under their names, dropping status slots.
+inline Named
+name_returns(const Call & call, std::vector<at::Tensor> returns)
+{
+  Named out;
+  for (std::size_t i = 0; i < returns.size(); ++i)
+  {
+    const auto & s = call.spec->returns[i];
+    if (call.combine[i] == Combine::status)
+      continue;
+    if (s.role == SlotSpec::Role::derivative)
+      out.deriv[s.of][s.wrt] = std::move(returns[i]);
+    else
+      out.map[s.name] = std::move(returns[i]);
+  }
+  return out;
+}
+
+/// Drop the batch dimension again when no input had one, then name the returns.
+inline Named
+finish(const Call & call, std::vector<at::Tensor> returns)
+{
+  if (!call.batched)
+    for (std::size_t i = 0; i < returns.size(); ++i)
+      if (call.combine[i] == Combine::concat)
+        returns[i] = returns[i].squeeze(0);
+  return name_returns(call, std::move(returns));
+}
+
+/// Empty (B = 0) results of a call: per-point and batch-independent blocks have a zero-sized
+/// batch dimension, adjoints are zeros.
+inline std::vector<at::Tensor>
+empty_returns(const Meta & meta, const Call & call)
+{
+  std::vector<at::Tensor> out;
+  const auto opts = at::TensorOptions().dtype(meta.dtype).device(call.device);
+  for (std::size_t i = 0; i < call.spec->returns.size(); ++i)
+  {
+    const auto & s = call.spec->returns[i];
+    auto shape = return_base_shape(meta, s);
+    if (call.combine[i] == Combine::sum)
+      out.push_back(at::zeros(shape, opts));
+    else if (call.combine[i] == Combine::status)
+      out.push_back(at::empty({0}, opts));
+    else
+    {
+      shape.insert(shape.begin(), 0);
+      out.push_back(at::empty(shape, opts));
+    }
+  }
+  return out;
+}
+} // namespace neml2::aoti::detail

@@ -1,0 +1,205 @@
+// Execution policies: how chunks run (on the calling thread, or on a thread per device).
+#pragma once
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <type_traits>
+#include <vector>
+
+#include "neml2/aoti/Exception.h"
+#include "neml2/aoti/detail/Worker.h"
+#include "neml2/aoti/schedulers/Scheduler.h"
+
+namespace neml2::aoti
+{
+/**
+ * @brief No scheduler: every call goes straight to the one Model on the CPU.
+ *
+ * `load_model(path, name)` returns a `DispatchedModel<PassThrough>`; there is no
+ * slicing and no copy.
+ */
+struct PassThrough
+{
+};
+
+/// @brief Whether @p S is a concrete scheduler policy.
+template <class S>
+inline constexpr bool is_scheduler_v =
+    std::is_base_of_v<Scheduler, S> && !std::is_same_v<S, Scheduler> && !std::is_abstract_v<S>;
+
+/**
+ * @brief Runs the chunk loop on the calling thread, one chunk at a time.
+ *
+ * For single-device schedulers (Simple, MPISimple).
+ */
+template <class S>
+class SyncPolicy
+{
+  static_assert(is_scheduler_v<S>,
+                "SyncPolicy<S>: S must be a scheduler policy such as Simple or MPISimple");
+  static_assert(!S::asynchronous,
+                "SyncPolicy runs one device on the calling thread; this scheduler spreads work "
+                "over several devices at once: use AsyncPolicy<S> instead");
+
+public:
+  /// @brief The scheduler policy type.
+  using scheduler_type = S;
+
+  /// @brief Bind to @p scheduler (shared with the caller, read only).
+  explicit SyncPolicy(std::shared_ptr<S> scheduler) : _scheduler(std::move(scheduler))
+  {
+    if (!_scheduler)
+      throw FatalError("SyncPolicy: the scheduler is null");
+  }
+
+  /// @brief The scheduler.
+  const S & scheduler() const { return *_scheduler; }
+
+  /**
+   * @brief Run chunks covering [0, batch) in order.
+   * @param job `job(device, ordinal, begin, end)`; its exception ends the loop and propagates,
+   *        normalized to a library Exception
+   */
+  template <class Job>
+  void execute(int64_t batch, Job && job)
+  {
+    const std::vector<int64_t> idle(_scheduler->devices().size(), 0);
+    std::size_t ordinal = 0;
+    for (int64_t offset = 0; offset < batch;)
+    {
+      const Assignment a = *_scheduler->next(idle, batch - offset);
+      try
+      {
+        job(a.device, ordinal++, offset, offset + a.size);
+      }
+      catch (...)
+      {
+        rethrow_normalized("");
+      }
+      offset += a.size;
+    }
+  }
+
+private:
+  std::shared_ptr<S> _scheduler;
+};
+
+/**
+ * @brief Drives a thread-per-device pool: each device works through its chunks
+ * while the calling thread hands out new ones as capacity frees up.
+ *
+ * Threads are created once, reused across calls and joined on destruction. A
+ * failing chunk is caught in its worker; no new chunk is handed out, the ones
+ * in flight are drained, and then one error is rethrown with its dynamic type,
+ * or several as an AggregateError in dispatch order.
+ */
+template <class S>
+class AsyncPolicy
+{
+  static_assert(is_scheduler_v<S>,
+                "AsyncPolicy<S>: S must be a scheduler policy such as Simple or StaticHybrid");
+
+public:
+  /// @brief The scheduler policy type.
+  using scheduler_type = S;
+
+  /// @brief Bind to @p scheduler and start one worker thread per device.
+  explicit AsyncPolicy(std::shared_ptr<S> scheduler) : _scheduler(std::move(scheduler))
+  {
+    if (!_scheduler)
+      throw FatalError("AsyncPolicy: the scheduler is null");
+    for (const auto & d : _scheduler->devices())
+      _workers.push_back(std::make_unique<detail::Worker>(d));
+  }
+
+  /// @brief The scheduler.
+  const S & scheduler() const { return *_scheduler; }
+
+  /// @copydoc SyncPolicy::execute
+  template <class Job>
+  void execute(int64_t batch, Job && job)
+  {
+    struct Done
+    {
+      std::size_t device;
+      std::size_t ordinal;
+      int64_t size;
+      std::shared_ptr<const Exception> error;
+    };
+    std::mutex mutex;
+    std::condition_variable cv;
+    std::deque<Done> done;
+
+    std::vector<int64_t> load(_workers.size(), 0);
+    std::vector<std::pair<std::size_t, std::shared_ptr<const Exception>>> errors;
+    std::size_t in_flight = 0, ordinal = 0;
+    int64_t offset = 0;
+    while (true)
+    {
+      while (errors.empty() && offset < batch)
+      {
+        const auto a = _scheduler->next(load, batch - offset);
+        if (!a)
+          break;
+        const int64_t begin = offset, end = offset + a->size;
+        const std::size_t dev = a->device, ord = ordinal++;
+        _workers[dev]->submit(
+            [&, dev, ord, begin, end]
+            {
+              Done d{dev, ord, end - begin, nullptr};
+              try
+              {
+                job(dev, ord, begin, end);
+              }
+              catch (...)
+              {
+                d.error = normalize_current_exception("");
+              }
+              {
+                const std::lock_guard<std::mutex> lock(mutex);
+                done.push_back(std::move(d));
+              }
+              cv.notify_one();
+            });
+        load[dev] += a->size;
+        offset = end;
+        ++in_flight;
+      }
+      if (in_flight == 0)
+        break;
+      Done d;
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        cv.wait(lock, [&] { return !done.empty(); });
+        d = std::move(done.front());
+        done.pop_front();
+      }
+      load[d.device] -= d.size;
+      --in_flight;
+      if (d.error)
+        errors.emplace_back(d.ordinal, std::move(d.error));
+    }
+    if (errors.empty())
+      return;
+    std::sort(errors.begin(), errors.end(),
+              [](const auto & a, const auto & b) { return a.first < b.first; });
+    if (errors.size() == 1)
+      errors.front().second->rethrow();
+    std::vector<std::shared_ptr<const Exception>> all;
+    for (auto & e : errors)
+      all.push_back(std::move(e.second));
+    throw AggregateError(std::move(all));
+  }
+
+private:
+  std::shared_ptr<S> _scheduler;
+  std::vector<std::unique_ptr<detail::Worker>> _workers;
+};
+
+/// @brief The execution policy a scheduler gets by default: async if it spans several devices.
+template <class S>
+using default_policy_t = std::conditional_t<S::asynchronous, AsyncPolicy<S>, SyncPolicy<S>>;
+} // namespace neml2::aoti

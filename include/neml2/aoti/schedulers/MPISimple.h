@@ -1,0 +1,94 @@
+// MPISimple: each MPI rank drives one device chosen by its rank within its node.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "neml2/aoti/Exception.h"
+#include "neml2/aoti/detail/device.h"
+#include "neml2/aoti/schedulers/Scheduler.h"
+
+#ifdef NEML2_MPI
+#include <mpi.h>
+#endif
+
+namespace neml2::aoti
+{
+/**
+ * @brief For MPI jobs: each rank picks one device from a list by its rank within
+ * its node, then chunks exactly like Simple.
+ *
+ * Ranks are grouped by hostname; `local_rank % devices.size()` indexes the list.
+ * With m ranks on a node and n devices, m == n gives one device per rank,
+ * m > n shares devices round-robin, and m < n is an error on every rank.
+ * Construction is collective over the communicator. Requires a build with
+ * `-DNEML2_MPI=ON` and `MPI_Init` called by the host.
+ *
+ * @code
+ * MPISimpleScheduler::Config cfg;
+ * cfg.devices     = {"cuda:0", "cuda:1"};
+ * cfg.batch_sizes = {4096};
+ * cfg.comm        = &sub;   // omit for MPI_COMM_WORLD
+ * auto m = load_model("aoti/model_aoti.i", "model", std::make_shared<MPISimpleScheduler>(cfg));
+ * @endcode
+ */
+class MPISimple : public Scheduler
+{
+public:
+  /// @brief One device per rank: the chunk loop runs on the calling thread.
+  static constexpr bool asynchronous = false;
+
+#ifdef NEML2_MPI
+  /// @brief The communicator handle type.
+  using Comm = MPI_Comm;
+#else
+  /// @brief The communicator handle type (opaque without MPI support).
+  using Comm = void;
+#endif
+
+  /// @brief Configuration of an MPISimple scheduler.
+  struct Config
+  {
+    std::vector<std::string> devices; ///< devices to choose from, e.g. {"cuda:0", "cuda:1"}
+    std::vector<int64_t> batch_sizes; ///< points per chunk, per device or one for all (0: no chunking)
+    const Comm * comm = nullptr;      ///< communicator; nullptr means MPI_COMM_WORLD
+  };
+
+  /// @brief Collective: validate @p config and pick this rank's device.
+  explicit MPISimple(Config config);
+
+  /// @brief The configuration as given.
+  const Config & config() const { return _config; }
+  /// @brief This rank's device.
+  const at::Device & device() const { return _devices.front(); }
+  /// @brief This rank's index within its node.
+  int local_rank() const { return _local_rank; }
+  /// @brief Number of ranks on this rank's node (within the communicator).
+  int local_size() const { return _local_size; }
+  /// @brief The host name this rank was grouped by.
+  const std::string & host() const { return _host; }
+  /// @copydoc Scheduler::name
+  std::string name() const override { return "MPISimpleScheduler"; }
+
+private:
+  Config _config;
+  int _local_rank = 0;
+  int _local_size = 1;
+  std::string _host;
+};
+
+#ifndef NEML2_MPI
+inline MPISimple::MPISimple(Config config) : _config(std::move(config))
+{
+  throw FatalError("MPISimpleScheduler: this program was built without MPI support: "
+                   "reconfigure NEML2 with -DNEML2_MPI=ON and link MPI");
+}
+#endif
+
+/// @brief The spec's name for MPISimple.
+using MPISimpleScheduler = MPISimple;
+} // namespace neml2::aoti
+
+#ifdef NEML2_MPI
+#include "neml2/aoti/schedulers/detail/MPISimple_impl.h"
+#endif

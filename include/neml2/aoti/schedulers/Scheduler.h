@@ -1,0 +1,73 @@
+// The common base of scheduler policies: which device gets the next chunk, and how big.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <ATen/ATen.h>
+
+namespace neml2::aoti
+{
+/// @brief One scheduling decision: run the next @p size points on device number @p device.
+struct Assignment
+{
+  std::size_t device; ///< index into Scheduler::devices()
+  int64_t size;       ///< number of points in the chunk
+};
+
+/**
+ * @brief Base of every scheduler policy (Simple, StaticHybrid, MPISimple).
+ *
+ * A scheduler knows devices, chunk sizes and capacities, never models. Its
+ * decision function is pure: given the points in flight per device and the
+ * points still to schedule, it returns the next assignment, or nothing when
+ * every device is full. Execution policies own the loop and the threads.
+ */
+class Scheduler
+{
+public:
+  virtual ~Scheduler() = default;
+
+  /// @brief The devices, in configuration order.
+  const std::vector<at::Device> & devices() const { return _devices; }
+  /// @brief Points per chunk, per device (0: the whole remaining batch).
+  const std::vector<int64_t> & batch_sizes() const { return _batch_sizes; }
+  /// @brief Most points in flight per device.
+  const std::vector<int64_t> & capacities() const { return _capacities; }
+  /// @brief Device preference, higher first; ties go to the earlier device.
+  const std::vector<int64_t> & priorities() const { return _priorities; }
+
+  /// @brief The class name, for messages.
+  virtual std::string name() const = 0;
+
+  /**
+   * @brief Greedy choice: the highest-priority device with load + chunk <= capacity.
+   * @param load points in flight on each device
+   * @param remaining points not yet assigned (> 0)
+   */
+  std::optional<Assignment> next(const std::vector<int64_t> & load, int64_t remaining) const
+  {
+    std::optional<Assignment> best;
+    for (std::size_t i = 0; i < _devices.size(); ++i)
+    {
+      const int64_t size = _batch_sizes[i] > 0 ? std::min(_batch_sizes[i], remaining) : remaining;
+      const bool fits = load[i] == 0 || load[i] + size <= _capacities[i];
+      if (fits && (!best || _priorities[i] > _priorities[best->device]))
+        best = Assignment{i, size};
+    }
+    return best;
+  }
+
+protected:
+  /// @brief Subclasses fill these in their validating constructors.
+  std::vector<at::Device> _devices;
+  /// @copydoc batch_sizes()
+  std::vector<int64_t> _batch_sizes;
+  /// @copydoc capacities()
+  std::vector<int64_t> _capacities;
+  /// @copydoc priorities()
+  std::vector<int64_t> _priorities;
+};
+} // namespace neml2::aoti

@@ -1,0 +1,69 @@
+// Simple: the whole batch on one device, in fixed-size chunks.
+#pragma once
+
+#include <limits>
+#include <string>
+
+#include "neml2/aoti/Exception.h"
+#include "neml2/aoti/detail/device.h"
+#include "neml2/aoti/schedulers/Scheduler.h"
+
+namespace neml2::aoti
+{
+/**
+ * @brief Sends the whole batch to one device, chunked.
+ *
+ * Synchronous by default (`DispatchedModel<SyncPolicy<Simple>>`, the chunk loop
+ * runs on the calling thread); `AsyncPolicy<Simple>` keeps up to `capacity`
+ * points in flight on a worker thread so copies overlap compute.
+ *
+ * @code
+ * auto sched = std::make_shared<SimpleScheduler>(SimpleScheduler::Config{"cuda", 4096});
+ * auto md = load_model("aoti/model_aoti.i", "model", sched);
+ * @endcode
+ */
+class Simple : public Scheduler
+{
+public:
+  /// @brief Synchronous execution is the default for a single device.
+  static constexpr bool asynchronous = false;
+
+  /// @brief Configuration of a Simple scheduler.
+  struct Config
+  {
+    std::string device = "cpu"; ///< "cpu", "cuda" or "cuda:N"
+    int64_t batch_size = 0;     ///< points per chunk; 0 means no chunking
+    int64_t capacity = 0;       ///< points in flight under AsyncPolicy; 0 means 2 * batch_size
+  };
+
+  /// @brief Validate @p config; errors name the class and the field.
+  explicit Simple(Config config) : _config(std::move(config))
+  {
+    _devices = {detail::parse_device(_config.device, "SimpleScheduler: device")};
+    if (_config.batch_size < 0)
+      throw FatalError("SimpleScheduler: batch_size = " + std::to_string(_config.batch_size) +
+                       " must be >= 0 (0 means no chunking)");
+    if (_config.capacity < 0 || (_config.capacity > 0 && _config.capacity < _config.batch_size))
+      throw FatalError("SimpleScheduler: capacity = " + std::to_string(_config.capacity) +
+                       " < batch_size = " + std::to_string(_config.batch_size));
+    _batch_sizes = {_config.batch_size};
+    _capacities = {_config.capacity > 0     ? _config.capacity
+                   : _config.batch_size > 0 ? 2 * _config.batch_size
+                                            : std::numeric_limits<int64_t>::max()};
+    _priorities = {0};
+  }
+
+  /// @brief The configuration as given.
+  const Config & config() const { return _config; }
+  /// @brief The one device.
+  const at::Device & device() const { return _devices.front(); }
+  /// @copydoc Scheduler::name
+  std::string name() const override { return "SimpleScheduler"; }
+
+private:
+  Config _config;
+};
+
+/// @brief The spec's name for Simple.
+using SimpleScheduler = Simple;
+} // namespace neml2::aoti

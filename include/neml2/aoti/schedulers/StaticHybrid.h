@@ -1,0 +1,108 @@
+// StaticHybrid: one batch spread over a CPU and GPUs at once, greedy by priority and capacity.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "neml2/aoti/Exception.h"
+#include "neml2/aoti/detail/device.h"
+#include "neml2/aoti/schedulers/Scheduler.h"
+
+namespace neml2::aoti
+{
+/**
+ * @brief Spreads one batch over several devices concurrently (thread-per-device pool).
+ *
+ * Each chunk goes to the highest-priority device that still has spare capacity
+ * (`load + batch_size <= capacity`; ties go to the earlier device), so faster
+ * devices stay filled. At most one CPU (its graph already saturates the
+ * intra-op thread pool) plus distinct GPUs.
+ *
+ * @code
+ * StaticHybridScheduler::Config cfg;
+ * cfg.devices     = {"cpu", "cuda:0", "cuda:1"};
+ * cfg.batch_sizes = {512, 4096, 4096};
+ * auto m = load_model("aoti/model_aoti.i", "model", std::make_shared<StaticHybridScheduler>(cfg));
+ * @endcode
+ */
+class StaticHybrid : public Scheduler
+{
+public:
+  /// @brief Several devices run at once: asynchronous execution is required.
+  static constexpr bool asynchronous = true;
+
+  /// @brief Configuration; batch_sizes, capacities and priorities broadcast from length 1.
+  struct Config
+  {
+    std::vector<std::string> devices;  ///< e.g. {"cpu", "cuda:0"}
+    std::vector<int64_t> batch_sizes;  ///< points per chunk, per device (> 0)
+    std::vector<int64_t> capacities;   ///< points in flight per device; default 2 * batch_size
+    std::vector<int64_t> priorities;   ///< higher first; default all equal (configuration order)
+  };
+
+  /// @brief Validate @p config; errors name the class, the field and the index.
+  explicit StaticHybrid(Config config) : _config(std::move(config))
+  {
+    const std::string cls = "StaticHybridScheduler: ";
+    const std::size_t n = _config.devices.size();
+    if (n == 0)
+      throw FatalError(cls + "devices is empty");
+    bool has_cpu = false;
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      const auto d =
+          detail::parse_device(_config.devices[i], cls + "devices[" + std::to_string(i) + "]");
+      for (std::size_t j = 0; j < _devices.size(); ++j)
+        if (_devices[j] == d)
+          throw FatalError(cls + "devices[" + std::to_string(i) + "] = '" + _config.devices[i] +
+                           "' repeats devices[" + std::to_string(j) + "]");
+      if (d.is_cpu() && has_cpu)
+        throw FatalError(cls + "devices[" + std::to_string(i) +
+                         "]: at most one CPU device (one CPU worker already uses every core)");
+      has_cpu = has_cpu || d.is_cpu();
+      _devices.push_back(d);
+    }
+    _batch_sizes = broadcast(_config.batch_sizes, "batch_sizes", 0, false);
+    for (std::size_t i = 0; i < n; ++i)
+      if (_batch_sizes[i] <= 0)
+        throw FatalError(cls + "batch_sizes[" + std::to_string(i) + "] = " +
+                         std::to_string(_batch_sizes[i]) + " must be > 0");
+    _capacities = broadcast(_config.capacities, "capacities", 0, true);
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      if (_config.capacities.empty())
+        _capacities[i] = 2 * _batch_sizes[i];
+      else if (_capacities[i] < _batch_sizes[i])
+        throw FatalError(cls + "capacities[" + std::to_string(i) + "] = " +
+                         std::to_string(_capacities[i]) + " < batch_sizes[" + std::to_string(i) +
+                         "] = " + std::to_string(_batch_sizes[i]));
+    }
+    _priorities = broadcast(_config.priorities, "priorities", 0, true);
+  }
+
+  /// @brief The configuration as given.
+  const Config & config() const { return _config; }
+  /// @copydoc Scheduler::name
+  std::string name() const override { return "StaticHybridScheduler"; }
+
+private:
+  std::vector<int64_t> broadcast(const std::vector<int64_t> & v, const std::string & field,
+                                 int64_t fill, bool optional) const
+  {
+    const std::size_t n = _config.devices.size();
+    if (v.empty() && optional)
+      return std::vector<int64_t>(n, fill);
+    if (v.size() == 1)
+      return std::vector<int64_t>(n, v.front());
+    if (v.size() != n)
+      throw FatalError("StaticHybridScheduler: " + field + " has " + std::to_string(v.size()) +
+                       " entries; expected 1 or " + std::to_string(n) + " (one per device)");
+    return v;
+  }
+
+  Config _config;
+};
+
+/// @brief The spec's name for StaticHybrid.
+using StaticHybridScheduler = StaticHybrid;
+} // namespace neml2::aoti
