@@ -158,10 +158,10 @@ public:
               {
                 d.error = normalize_current_exception("");
               }
-              {
-                const std::lock_guard<std::mutex> lock(mutex);
-                done.push_back(std::move(d));
-              }
+              // Notify under the lock: once it is released the dispatcher may return and
+              // destroy `cv`, so this thread must not touch it afterwards.
+              const std::lock_guard<std::mutex> lock(mutex);
+              done.push_back(std::move(d));
               cv.notify_one();
             });
         load[dev] += a->size;
