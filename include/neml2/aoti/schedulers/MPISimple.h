@@ -18,11 +18,22 @@ namespace neml2::aoti
  * @brief For MPI jobs: each rank picks one device from a list by its rank within
  * its node, then chunks exactly like Simple.
  *
- * Ranks are grouped by hostname; `local_rank % devices.size()` indexes the list.
- * With m ranks on a node and n devices, m == n gives one device per rank,
- * m > n shares devices round-robin, and m < n is an error on every rank.
- * Construction is collective over the communicator. Requires a build with
- * `-DNEML2_MPI=ON` and `MPI_Init` called by the host.
+ * Ranks are grouped by exact host name (`MPI_Get_processor_name`); a rank's
+ * local rank is its index among the ranks of its host, in the communicator's
+ * rank order, and `local_rank % devices.size()` indexes the list. With m ranks
+ * on a node and n devices, m == n gives one device per rank, m > n shares
+ * devices round-robin, and m < n is an error.
+ *
+ * Construction is collective over the communicator: every rank of it must
+ * construct the scheduler. An error on any rank (a malformed device, m < n, a
+ * chosen device that this rank cannot see) is thrown on every rank alike, as the
+ * same FatalError naming the failing ranks, so no rank is left waiting in a
+ * collective. A listed device is required to exist only on the ranks that
+ * choose it. The communicator is read during construction only.
+ *
+ * Requires a build with `-DNEML2_MPI=ON` and `MPI_Init` called by the host.
+ * For tests only, the environment variable `NEML2_MPI_HOSTNAME` replaces a
+ * rank's host name, so that one machine can play several nodes.
  *
  * @code
  * MPISimpleScheduler::Config cfg;
