@@ -163,4 +163,18 @@ TEST_CASE("MPISimple without MPI support says how to enable it", "[scheduler]")
              Catch::Matchers::ContainsSubstring("built without MPI support") &&
                  Catch::Matchers::ContainsSubstring("-DNEML2_MPI=ON"));
 }
+#else
+TEST_CASE("MPISimple before MPI_Init says that MPI_Init must be called first", "[scheduler]")
+{
+  // The unit tests never initialize MPI (the MPI tests do, under mpiexec).
+  int initialized = 1;
+  MPI_Initialized(&initialized);
+  REQUIRE(initialized == 0);
+  MPISimple::Config cfg;
+  cfg.devices = {"cpu"};
+  cfg.batch_sizes = {16};
+  CHECK_THAT(message_of([&] { MPISimple s(cfg); }),
+             Catch::Matchers::ContainsSubstring("MPISimpleScheduler: MPI is not initialized") &&
+                 Catch::Matchers::ContainsSubstring("MPI_Init"));
+}
 #endif
