@@ -226,14 +226,19 @@ def check_batch(
 def _apply(
     block: torch.Tensor, v: torch.Tensor, of_shape: tuple[int, ...], wrt_size: int, batched: bool
 ) -> torch.Tensor:
-    """``J . v`` for one Jacobian block, flattened to matrices and reshaped back to ``(B, *of)``."""
+    """``J . v`` for one Jacobian block, flattened to matrices and reshaped back to ``(B, *of)``.
+
+    Written as a per-point multiply-and-sum rather than a matrix product: a GEMM picks its
+    kernel and summation order by the batch size, so one point's result would depend on
+    the chunk it travels in; the dispatcher promises bitwise equal per-point results.
+    """
     n = v.shape[0]
     of_size = math.prod(of_shape)
-    flat_v = v.reshape(n, wrt_size)
+    flat_v = v.reshape(n, 1, wrt_size)
     if batched:
-        out = torch.matmul(block.reshape(n, of_size, wrt_size), flat_v.unsqueeze(-1)).squeeze(-1)
+        out = (block.reshape(n, of_size, wrt_size) * flat_v).sum(-1)
     else:
-        out = torch.matmul(flat_v, block.reshape(of_size, wrt_size).transpose(0, 1))
+        out = (block.reshape(1, of_size, wrt_size) * flat_v).sum(-1)
     return out.reshape((n, *of_shape))
 
 
