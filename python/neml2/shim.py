@@ -87,7 +87,7 @@ class CompiledModel:
     ) -> Tensors:
         return self._call("param_vjp", input=inputs, cotangent=cotangents)
 
-    def _call(self, graph: str, **given: Mapping[str, torch.Tensor]) -> Any:
+    def _call(self, graph: str, **given: Mapping[str, torch.Tensor]) -> dict[str, Any]:
         if graph not in self._graphs:
             raise Neml2Error(
                 f"model '{self.name}': {graph} was not compiled; "
