@@ -111,8 +111,8 @@ def test_meta(compiled_elastic: tuple[Path, str]) -> None:
 
 
 @pytest.fixture(scope="module")
-def both(compiled_elastic: tuple[Path, str]) -> tuple[Any, Any]:
-    out, _ = compiled_elastic
+def both(loadable_elastic: tuple[Path, str]) -> tuple[Any, Any]:
+    out, _ = loadable_elastic
     compiled = neml2.load_model(out / "model_aoti.i", "model")
     eager = neml2.load_model(SOURCE, "model")
     assert isinstance(compiled, neml2.CompiledModel)
@@ -187,8 +187,8 @@ def edit_meta(folder: Path, **changes: Any) -> None:
     path.write_text(json.dumps(meta))
 
 
-def test_graph_that_was_not_compiled(compiled_elastic: tuple[Path, str], tmp_path: Path) -> None:
-    folder = copy_artifact(compiled_elastic[0], tmp_path, graphs=True)
+def test_graph_that_was_not_compiled(loadable_elastic: tuple[Path, str], tmp_path: Path) -> None:
+    folder = copy_artifact(loadable_elastic[0], tmp_path, graphs=True)
     meta = json.loads((folder / "model_meta.json").read_text())
     del meta["graphs"]["jvp"]
     edit_meta(folder, graphs=meta["graphs"])
@@ -225,8 +225,8 @@ def test_missing_device_folder(compiled_elastic: tuple[Path, str], tmp_path: Pat
         neml2.load_model(tmp_path / "model_aoti.i", "model")
 
 
-def test_run_cli_on_the_stub(compiled_elastic: tuple[Path, str]) -> None:
-    out, _ = compiled_elastic
+def test_run_cli_on_the_stub(loadable_elastic: tuple[Path, str]) -> None:
+    out, _ = loadable_elastic
     result = run_module("neml2.run", out / "model_aoti.i", "--model", "model", "--batch", "7")
     assert result.returncode == 0, result.stderr
     assert "model 'model' (LinearIsotropicElasticity, compiled) on cpu" in result.stdout
