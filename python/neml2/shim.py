@@ -55,6 +55,7 @@ class CompiledModel:
         self.dtype = artifact.DTYPES[meta["dtype"]]
         self.inputs = _variables(meta["inputs"])
         self.outputs = _variables(meta["outputs"])
+        self._variables = {v.name: v for v in (*self.inputs, *self.outputs)}
         self.parameters: Tensors = {
             p["name"]: torch.tensor(p["value"], dtype=self.dtype, device=device).reshape(p["shape"])
             for p in meta["parameters"]
@@ -94,10 +95,9 @@ class CompiledModel:
                 f"recompile with neml2-compile {_RECOMPILE_HINT[graph]}"
             )
         spec = self.meta["graphs"][graph]
-        shapes = {v.name: v for v in (*self.inputs, *self.outputs)}
         checked: dict[str, Tensors] = {}
         for role, tensors in given.items():
-            wanted = [shapes[a["name"]] for a in spec["args"] if a["role"] == role]
+            wanted = [self._variables[a["name"]] for a in spec["args"] if a["role"] == role]
             checked[role] = check_batch(self.name, tensors, wanted, role)
             for name, tensor in checked[role].items():
                 if tensor.dtype != self.dtype or tensor.device.type != self.device.type:
