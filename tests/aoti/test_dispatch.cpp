@@ -180,3 +180,55 @@ TEST_CASE("the spec's snippets compile and run verbatim", "[dispatch][spec]")
   }
   CHECK(caught);
 }
+
+TEMPLATE_TEST_CASE("a failing chunk keeps its error type; the model is reusable", "[dispatch]",
+                   NEML2_ALL_POLICIES)
+{
+  auto m = TestType::make(stub("forward_single"), 10);
+  const at::Tensor eps = strains(100);
+  const at::Tensor before = eps.clone();
+  const at::Tensor want = m.forward({{"strain", eps}}).at("stress");
+
+  // Fail the chunk holding row 55 (or the whole call when nothing is chunked).
+  m.set_chunk_hook(
+      [](const at::Device &, std::size_t, int64_t begin, int64_t end)
+      {
+        if (begin <= 55 && 55 < end)
+          throw ConvergenceError("injected at rows [" + std::to_string(begin) + ", " +
+                                 std::to_string(end) + ")");
+      });
+  try
+  {
+    m.forward({{"strain", eps}});
+    FAIL("no error");
+  }
+  catch (const ConvergenceError & e)
+  {
+    CHECK(e.recoverable());
+    CHECK_THAT(e.what(), Catch::Matchers::ContainsSubstring("injected at rows"));
+  }
+  // A foreign error from every chunk becomes FatalError (several at once: an
+  // AggregateError of them, which is not recoverable either).
+  m.set_chunk_hook([](const at::Device &, std::size_t, int64_t, int64_t)
+                   { throw std::runtime_error("device lost"); });
+  try
+  {
+    m.forward({{"strain", eps}});
+    FAIL("no error");
+  }
+  catch (const Exception & e)
+  {
+    CHECK_FALSE(e.recoverable());
+    CHECK_THAT(e.what(), Catch::Matchers::ContainsSubstring("model 'model'") &&
+                             Catch::Matchers::ContainsSubstring("device lost"));
+    if (const auto * agg = dynamic_cast<const AggregateError *>(&e))
+      for (const auto & sub : agg->errors())
+        CHECK(dynamic_cast<const FatalError *>(sub.get()));
+    else
+      CHECK(dynamic_cast<const FatalError *>(&e));
+  }
+
+  m.set_chunk_hook({});
+  CHECK(identical(eps, before));
+  CHECK(identical(m.forward({{"strain", eps}}).at("stress"), want));
+}

@@ -55,6 +55,8 @@ public:
   const Meta & meta() const { return _impl->meta(); }
   /// @copydoc DispatchedModel::last_dispatch
   const DispatchInfo & last_dispatch() const { return _impl->last_dispatch(); }
+  /// @copydoc DispatchedModel::set_chunk_hook
+  void set_chunk_hook(ChunkHook hook) { _impl->set_chunk_hook(std::move(hook)); }
   /// @brief Whether chunks run on a thread per device.
   bool asynchronous() const { return _impl->asynchronous(); }
 
@@ -71,6 +73,7 @@ private:
     virtual const Meta & meta() const = 0;
     virtual const DispatchInfo & last_dispatch() const = 0;
     virtual bool asynchronous() const = 0;
+    virtual void set_chunk_hook(ChunkHook) = 0;
   };
 
   template <class P>
@@ -88,6 +91,7 @@ private:
     TensorMap & named_parameters() override { return model.named_parameters(); }
     const Meta & meta() const override { return model.meta(); }
     const DispatchInfo & last_dispatch() const override { return model.last_dispatch(); }
+    void set_chunk_hook(ChunkHook h) override { model.set_chunk_hook(std::move(h)); }
     bool asynchronous() const override
     {
       if constexpr (std::is_same_v<P, PassThrough>)

@@ -1,6 +1,7 @@
 // DispatchedModel: chunk a batch, run the chunks on the scheduler's devices, stitch the results.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -26,6 +27,16 @@ struct DispatchInfo
   std::vector<std::size_t> device_chunks; ///< chunks run per scheduler device
   std::size_t parameter_syncs = 0;        ///< device parameter copies refreshed from the master map
 };
+
+/**
+ * @brief Called on the thread that runs a chunk, just before the chunk's graph runs.
+ *
+ * For instrumentation and fault injection: an exception it throws is handled
+ * exactly like a failure of that chunk. Arguments: the device, the chunk's
+ * ordinal in dispatch order, and its rows [begin, end).
+ */
+using ChunkHook =
+    std::function<void(const at::Device & device, std::size_t ordinal, int64_t begin, int64_t end)>;
 
 /**
  * @brief A Model-shaped handle that spreads each call over the devices of a scheduler.
@@ -100,6 +111,9 @@ public:
   /// @brief What the last call did.
   const DispatchInfo & last_dispatch() const { return _s->info; }
 
+  /// @brief Install (or clear, with an empty function) the per-chunk hook. @see ChunkHook
+  void set_chunk_hook(ChunkHook hook) { _s->hook = std::move(hook); }
+
   /**
    * @brief The single master map of promoted parameters.
    *
@@ -151,6 +165,7 @@ private:
     // Per device: parameter name -> (tensor identity, version) last copied.
     std::vector<std::map<std::string, std::pair<const void *, int64_t>>> synced;
     DispatchInfo info;
+    ChunkHook hook;
   };
 
   /// Refresh each device's parameter copies whose master tensor changed since the last call.
@@ -198,6 +213,8 @@ private:
                    if constexpr (pass_through)
                    {
                      _s->info.short_circuit = true;
+                     if (_s->hook)
+                       _s->hook(first.device(), 0, 0, detail::prepare(m, g, inputs, extra).batch);
                      return call_model(first, g, inputs, extra);
                    }
                    else
@@ -212,6 +229,8 @@ private:
                          (bs == 0 || call.batch <= bs))
                      {
                        _s->info.short_circuit = true;
+                       if (_s->hook)
+                         _s->hook(first.device(), 0, 0, call.batch);
                        return detail::finish(call, first.run(call, 0, call.batch));
                      }
                      Gather gather(m, call);
@@ -223,6 +242,8 @@ private:
                            const Model & model = *_s->models[dev];
                            try
                            {
+                             if (_s->hook)
+                               _s->hook(model.device(), ordinal, begin, end);
                              gather.add(ordinal, begin, end, model.run(call, begin, end));
                            }
                            catch (...)
