@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -233,8 +234,12 @@ private:
                          _s->hook(first.device(), 0, 0, call.batch);
                        return detail::finish(call, first.run(call, 0, call.batch));
                      }
-                     Gather gather(m, call);
+                     bool gpu = false;
+                     for (const auto & model : _s->models)
+                       gpu = gpu || model->device().is_cuda();
+                     Gather gather(m, call, gpu);
                      auto & info = _s->info;
+                     std::mutex info_mutex;
                      _s->policy->execute(
                          call.batch,
                          [&](std::size_t dev, std::size_t ordinal, int64_t begin, int64_t end)
@@ -252,7 +257,8 @@ private:
                                  detail::who(m) + " on " + model.device().str() + ", rows [" +
                                  std::to_string(begin) + ", " + std::to_string(end) + ")");
                            }
-                           ++info.device_chunks[dev]; // each device is driven by one thread
+                           const std::lock_guard<std::mutex> lock(info_mutex);
+                           ++info.device_chunks[dev];
                          });
                      for (const auto n : info.device_chunks)
                        info.chunks += n;

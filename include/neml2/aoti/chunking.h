@@ -43,10 +43,15 @@ split(int64_t batch, int64_t chunk_size)
 class Gather
 {
 public:
-  /// @brief Prepare the outputs of @p call for a batch of call.batch points.
-  Gather(const Meta & meta, const detail::Call & call) : _call(call)
+  /**
+   * @brief Prepare the outputs of @p call for a batch of call.batch points.
+   * @param pinned allocate per-point results in page-locked host memory, so chunks
+   *        computed on a GPU come back at full copy bandwidth (CPU inputs only)
+   */
+  Gather(const Meta & meta, const detail::Call & call, bool pinned = false) : _call(call)
   {
-    const auto opts = at::TensorOptions().dtype(meta.dtype).device(call.device);
+    const auto opts = at::TensorOptions().dtype(meta.dtype).device(call.device).pinned_memory(
+        pinned && call.device.is_cpu());
     for (std::size_t i = 0; i < call.spec->returns.size(); ++i)
     {
       if (call.combine[i] == detail::Combine::concat)

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 #include <c10/core/DeviceGuard.h>
 #include <c10/core/StreamGuard.h>
 #include <c10/core/impl/VirtualGuardImpl.h>
@@ -16,15 +17,22 @@
 namespace neml2::aoti::detail
 {
 /**
- * One long-lived thread per device. A CUDA worker makes its device current and
- * runs on its own pool stream for its whole life (a fresh thread that never set
+ * One long-lived thread per device lane. A CUDA worker makes its device current and
+ * runs on its own pool stream for its whole life, so two lanes of one GPU overlap
+ * one chunk's copies with another chunk's compute (a fresh thread that never set
  * its device fails inside the AOTI runner). Tasks must not throw; anything that
  * escapes is swallowed rather than terminating the process.
  */
 class Worker
 {
 public:
-  explicit Worker(at::Device device) : _device(device), _thread([this] { loop(); }) {}
+  /// Start the thread; a CPU worker with @p cpu_threads > 0 sets the intra-op thread count.
+  explicit Worker(at::Device device, int cpu_threads = 0)
+    : _device(device),
+      _cpu_threads(cpu_threads),
+      _thread([this] { loop(); })
+  {
+  }
 
   Worker(const Worker &) = delete;
   Worker & operator=(const Worker &) = delete;
@@ -57,6 +65,8 @@ private:
   {
     std::optional<c10::DeviceGuard> device_guard;
     std::optional<c10::StreamGuard> stream_guard;
+    if (_device.is_cpu() && _cpu_threads > 0)
+      at::set_num_threads(_cpu_threads);
     if (!_device.is_cpu())
     {
       try
@@ -92,6 +102,7 @@ private:
   }
 
   at::Device _device;
+  int _cpu_threads;
   std::mutex _mutex;
   std::condition_variable _cv;
   std::deque<std::function<void()>> _tasks;

@@ -6,6 +6,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -106,13 +107,27 @@ public:
   /// @brief The scheduler policy type.
   using scheduler_type = S;
 
-  /// @brief Bind to @p scheduler and start one worker thread per device.
+  /// @brief Worker threads (each with its own stream) per GPU; the CPU gets one.
+  static constexpr std::size_t gpu_lanes = 2;
+
+  /// @brief Bind to @p scheduler and start the worker threads: one for the CPU, two per GPU.
   explicit AsyncPolicy(std::shared_ptr<S> scheduler) : _scheduler(std::move(scheduler))
   {
     if (!_scheduler)
       throw FatalError("AsyncPolicy: the scheduler is null");
-    for (const auto & d : _scheduler->devices())
-      _workers.push_back(std::make_unique<detail::Worker>(d));
+    const auto & devices = _scheduler->devices();
+    std::size_t feeders = 0;
+    for (const auto & d : devices)
+      feeders += d.is_cpu() ? 0 : gpu_lanes;
+    // The CPU worker's graphs use the intra-op pool; leave a core to each GPU feeder.
+    int cpu_threads = _scheduler->cpu_threads();
+    if (cpu_threads == 0 && feeders > 0)
+      cpu_threads = std::max(1, int(std::thread::hardware_concurrency()) - int(feeders));
+    _lanes.resize(devices.size());
+    _next_lane.assign(devices.size(), 0);
+    for (std::size_t i = 0; i < devices.size(); ++i)
+      for (std::size_t l = 0; l < (devices[i].is_cpu() ? 1 : gpu_lanes); ++l)
+        _lanes[i].push_back(std::make_unique<detail::Worker>(devices[i], cpu_threads));
   }
 
   /// @brief The scheduler.
@@ -133,7 +148,7 @@ public:
     std::condition_variable cv;
     std::deque<Done> done;
 
-    std::vector<int64_t> load(_workers.size(), 0);
+    std::vector<int64_t> load(_lanes.size(), 0);
     std::vector<std::pair<std::size_t, std::shared_ptr<const Exception>>> errors;
     std::size_t in_flight = 0, ordinal = 0;
     int64_t offset = 0;
@@ -146,7 +161,8 @@ public:
           break;
         const int64_t begin = offset, end = offset + a->size;
         const std::size_t dev = a->device, ord = ordinal++;
-        _workers[dev]->submit(
+        auto & lanes = _lanes[dev];
+        lanes[_next_lane[dev]++ % lanes.size()]->submit(
             [&, dev, ord, begin, end]
             {
               Done d{dev, ord, end - begin, nullptr};
@@ -196,7 +212,8 @@ public:
 
 private:
   std::shared_ptr<S> _scheduler;
-  std::vector<std::unique_ptr<detail::Worker>> _workers;
+  std::vector<std::vector<std::unique_ptr<detail::Worker>>> _lanes; // per device
+  std::vector<std::size_t> _next_lane;                              // round-robin per device
 };
 
 /// @brief The execution policy a scheduler gets by default: async if it spans several devices.

@@ -39,6 +39,12 @@ public:
   /// @brief Device preference, higher first; ties go to the earlier device.
   const std::vector<int64_t> & priorities() const { return _priorities; }
 
+  /**
+   * @brief Intra-op threads of the CPU worker when it shares the machine with GPU
+   * feeder threads (0: every core but one per GPU lane).
+   */
+  int cpu_threads() const { return _cpu_threads; }
+
   /// @brief The class name, for messages.
   virtual std::string name() const = 0;
 
@@ -69,5 +75,7 @@ protected:
   std::vector<int64_t> _capacities;
   /// @copydoc priorities()
   std::vector<int64_t> _priorities;
+  /// @copydoc cpu_threads()
+  int _cpu_threads = 0;
 };
 } // namespace neml2::aoti

@@ -38,6 +38,7 @@ public:
     std::vector<int64_t> batch_sizes;  ///< points per chunk, per device (> 0)
     std::vector<int64_t> capacities;   ///< points in flight per device; default 2 * batch_size
     std::vector<int64_t> priorities;   ///< higher first; default all equal (configuration order)
+    int cpu_threads = 0; ///< intra-op threads of the CPU worker; 0: all cores but one per GPU lane
   };
 
   /// @brief Validate @p config; errors name the class, the field and the index.
@@ -78,6 +79,10 @@ public:
                          "] = " + std::to_string(_batch_sizes[i]));
     }
     _priorities = broadcast(_config.priorities, "priorities", 0, true);
+    if (_config.cpu_threads < 0)
+      throw FatalError(cls + "cpu_threads = " + std::to_string(_config.cpu_threads) +
+                       " must be >= 0 (0: automatic)");
+    _cpu_threads = _config.cpu_threads;
   }
 
   /// @brief The configuration as given.
