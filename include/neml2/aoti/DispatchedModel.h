@@ -205,7 +205,7 @@ private:
   detail::Named dispatch(Graph g, const TensorMap & inputs, const TensorMap * extra = nullptr)
   {
     const Meta & m = meta();
-    return guard(detail::who(m),
+    return guard([&m] { return detail::who(m); },
                  [&]
                  {
                    _s->info = DispatchInfo{};

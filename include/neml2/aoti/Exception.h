@@ -6,6 +6,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <c10/util/Exception.h>
@@ -190,11 +191,13 @@ rethrow_normalized(const std::string & context)
  * @brief Run @p f and let only library exceptions escape.
  *
  * The boundary guard of every public entry point: foreign errors are
- * normalized to FatalError with @p context prefixed.
+ * normalized to FatalError with the context prefixed. @p context is a string,
+ * or a callable returning one, evaluated only when an error is normalized, so
+ * the successful path builds no message.
  */
-template <class F>
+template <class C, class F>
 decltype(auto)
-guard(const std::string & context, F && f)
+guard(C && context, F && f)
 {
   try
   {
@@ -206,7 +209,10 @@ guard(const std::string & context, F && f)
   }
   catch (...)
   {
-    rethrow_normalized(context);
+    if constexpr (std::is_invocable_v<C>)
+      rethrow_normalized(context());
+    else
+      rethrow_normalized(context);
   }
 }
 } // namespace neml2::aoti

@@ -175,9 +175,10 @@ public:
       throw FatalError(detail::who(_meta) + ": graph '" + graph_name(call.graph) + "' returned " +
                        std::to_string(returns.size()) + " tensors, model_meta.json declares " +
                        std::to_string(call.spec->returns.size()));
-    const bool whole = begin == 0 && end == call.batch;
-    detail::check_status(_meta, call, returns,
-                         whole ? std::string()
+    if (_meta.status)
+      detail::check_status(_meta, call, returns,
+                           begin == 0 && end == call.batch
+                               ? std::string()
                                : " in rows [" + std::to_string(begin) + ", " +
                                      std::to_string(end) + ") on " + _device.str());
     return returns;
@@ -203,7 +204,7 @@ private:
 
   detail::Named evaluate(Graph g, const TensorMap & inputs, const TensorMap * extra) const
   {
-    return guard(detail::who(_meta) + " on " + _device.str(),
+    return guard([this] { return detail::who(_meta) + " on " + _device.str(); },
                  [&]
                  {
                    const detail::Call call = detail::prepare(_meta, g, inputs, extra);

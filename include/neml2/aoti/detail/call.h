@@ -175,7 +175,15 @@ prepare(const Meta & meta, Graph g, const TensorMap & inputs, const TensorMap * 
     }
 
   std::optional<at::Device> device;
-  std::string device_owner, batch_owner;
+  // Slots that fixed the device and the batch size; names are built only for a message,
+  // so the successful path allocates no strings.
+  std::size_t device_slot = 0, batch_slot = 0;
+  const auto describe = [&](std::size_t k)
+  {
+    const auto & sl = call.spec->args[k];
+    return (sl.role == extra_role ? std::string(extra_kind) + " '" : std::string("input '")) +
+           sl.name + "'";
+  };
   int64_t batch = -1;
   for (const auto & slot : call.spec->args)
   {
@@ -189,8 +197,7 @@ prepare(const Meta & meta, Graph g, const TensorMap & inputs, const TensorMap * 
     const TensorMap * source = is_extra ? extra : &inputs;
     const auto & vars = slot.role == SlotSpec::Role::cotangent ? meta.outputs : meta.inputs;
     const auto * var = meta.find(vars, slot.name);
-    const std::string item =
-        (is_extra ? std::string(extra_kind) + " '" : std::string("input '")) + slot.name + "'";
+    const auto item = [&] { return describe(call.args.size()); }; // this slot, for messages
     const auto found = source ? source->find(slot.name) : inputs.end();
     if (!source || found == source->end())
     {
@@ -204,19 +211,19 @@ prepare(const Meta & meta, Graph g, const TensorMap & inputs, const TensorMap * 
     }
     const at::Tensor & t = found->second;
     if (!t.defined())
-      throw FatalError(who(meta) + ": " + item + " is an undefined tensor");
+      throw FatalError(who(meta) + ": " + item() + " is an undefined tensor");
     if (t.scalar_type() != meta.dtype)
-      throw FatalError(who(meta) + ": " + item + " has dtype " +
+      throw FatalError(who(meta) + ": " + item() + " has dtype " +
                        std::string(c10::toString(t.scalar_type())) + ", expected " +
                        c10::toString(meta.dtype));
     if (!device)
     {
       device = t.device();
-      device_owner = item;
+      device_slot = call.args.size();
     }
     else if (t.device() != *device)
-      throw FatalError(who(meta) + ": inputs on mixed devices: " + item + " is on " +
-                       t.device().str() + " but " + device_owner + " is on " + device->str());
+      throw FatalError(who(meta) + ": inputs on mixed devices: " + item() + " is on " +
+                       t.device().str() + " but " + describe(device_slot) + " is on " + device->str());
     const auto base = at::IntArrayRef(var->shape);
     const auto shape = t.sizes();
     bool batched;
@@ -225,17 +232,17 @@ prepare(const Meta & meta, Graph g, const TensorMap & inputs, const TensorMap * 
     else if (shape.size() == base.size() + 1 && shape.slice(1).equals(base))
       batched = true;
     else
-      throw FatalError(who(meta) + ": " + item + " has shape " + shape_str(shape) +
+      throw FatalError(who(meta) + ": " + item() + " has shape " + shape_str(shape) +
                        ", expected " + shape_str(base) + " or (B, " +
                        shape_str(base).substr(1));
     if (batched)
     {
       if (batch >= 0 && shape[0] != batch)
-        throw FatalError(who(meta) + ": batch sizes disagree: " + item + " has " +
-                         std::to_string(shape[0]) + " but " + batch_owner + " has " +
+        throw FatalError(who(meta) + ": batch sizes disagree: " + item() + " has " +
+                         std::to_string(shape[0]) + " but " + describe(batch_slot) + " has " +
                          std::to_string(batch));
       batch = shape[0];
-      batch_owner = item;
+      batch_slot = call.args.size();
     }
     call.args.push_back(t);
     call.arg_batched.push_back(batched);
