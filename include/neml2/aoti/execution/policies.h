@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -58,6 +59,8 @@ public:
 
   /// @brief The scheduler.
   const S & scheduler() const { return *_scheduler; }
+  /// @brief This policy's id in the scheduler's feedback hooks (Scheduler::begin).
+  std::uint64_t client() const { return _client; }
 
   /**
    * @brief Run chunks covering [0, batch) in order.
@@ -68,10 +71,16 @@ public:
   void execute(int64_t batch, Job && job)
   {
     const std::vector<int64_t> idle(_scheduler->devices().size(), 0);
+    // Feedback for learning schedulers (no-ops for the static ones), as AsyncPolicy gives it.
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto since_t0 = [&]
+    { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    _scheduler->begin(_client, batch);
     std::size_t ordinal = 0;
     for (int64_t offset = 0; offset < batch;)
     {
       const Assignment a = *_scheduler->next(idle, batch - offset);
+      const double start = since_t0();
       try
       {
         job(a.device, ordinal++, offset, offset + a.size);
@@ -80,12 +89,14 @@ public:
       {
         rethrow_normalized("");
       }
+      _scheduler->observe(Completion{a.device, a.size, start, since_t0()});
       offset += a.size;
     }
   }
 
 private:
   std::shared_ptr<S> _scheduler;
+  std::uint64_t _client = detail::new_client_id();
 };
 
 /**
@@ -132,6 +143,8 @@ public:
 
   /// @brief The scheduler.
   const S & scheduler() const { return *_scheduler; }
+  /// @copydoc SyncPolicy::client
+  std::uint64_t client() const { return _client; }
 
   /// @copydoc SyncPolicy::execute
   template <class Job>
@@ -143,7 +156,12 @@ public:
       std::size_t ordinal;
       int64_t size;
       std::shared_ptr<const Exception> error;
+      double start, end; // seconds since t0, on the worker: feedback for Scheduler::observe
     };
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto since_t0 = [t0]
+    { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    _scheduler->begin(_client, batch);
     std::mutex mutex;
     std::condition_variable cv;
     std::deque<Done> done;
@@ -165,7 +183,7 @@ public:
         lanes[_next_lane[dev]++ % lanes.size()]->submit(
             [&, dev, ord, begin, end]
             {
-              Done d{dev, ord, end - begin, nullptr};
+              Done d{dev, ord, end - begin, nullptr, since_t0(), 0.0};
               try
               {
                 job(dev, ord, begin, end);
@@ -174,6 +192,7 @@ public:
               {
                 d.error = normalize_current_exception("");
               }
+              d.end = since_t0();
               // Notify under the lock: once it is released the dispatcher may return and
               // destroy `cv`, so this thread must not touch it afterwards.
               const std::lock_guard<std::mutex> lock(mutex);
@@ -185,7 +204,14 @@ public:
         ++in_flight;
       }
       if (in_flight == 0)
+      {
+        // Every device is idle: a scheduler that hands out nothing now would
+        // leave rows unassigned, so say so rather than return a partial result.
+        if (errors.empty() && offset < batch)
+          throw FatalError(_scheduler->name() + ": no chunk assigned with " +
+                           std::to_string(batch - offset) + " points left and every device idle");
         break;
+      }
       Done d;
       {
         std::unique_lock<std::mutex> lock(mutex);
@@ -197,6 +223,8 @@ public:
       --in_flight;
       if (d.error)
         errors.emplace_back(d.ordinal, std::move(d.error));
+      else
+        _scheduler->observe(Completion{d.device, d.size, d.start, d.end});
     }
     if (errors.empty())
       return;
@@ -214,6 +242,7 @@ private:
   std::shared_ptr<S> _scheduler;
   std::vector<std::vector<std::unique_ptr<detail::Worker>>> _lanes; // per device
   std::vector<std::size_t> _next_lane;                              // round-robin per device
+  std::uint64_t _client = detail::new_client_id();
 };
 
 /// @brief The execution policy a scheduler gets by default: async if it spans several devices.

@@ -1,6 +1,7 @@
 // The common base of scheduler policies: which device gets the next chunk, and how big.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -15,6 +16,21 @@ struct Assignment
 {
   std::size_t device; ///< index into Scheduler::devices()
   int64_t size;       ///< number of points in the chunk
+};
+
+/**
+ * @brief A chunk that completed without error, as the execution policy measured it.
+ *
+ * Times are seconds since the dispatch began, taken on the device's worker
+ * thread when the chunk's job started and ended. Chunks of one device may
+ * overlap in time (a GPU has several worker lanes).
+ */
+struct Completion
+{
+  std::size_t device; ///< index into Scheduler::devices()
+  int64_t size;       ///< number of points in the chunk
+  double start;       ///< when the chunk's job started on its worker
+  double end;         ///< when it ended
 };
 
 /**
@@ -48,6 +64,25 @@ public:
   /// @brief The class name, for messages.
   virtual std::string name() const = 0;
 
+  // Feedback hooks. The execution policies say when a dispatch begins and when
+  // each chunk ran, so that a learning scheduler (AdaptiveHybrid) can measure its
+  // devices; the static schedulers keep these no-ops. A dispatch's begin(), next()
+  // and observe() calls all come from the one thread that runs the dispatch.
+
+  /**
+   * @brief A dispatch of @p batch points begins.
+   * @param client who dispatches: a process-unique id per execution policy
+   *        (detail::new_client_id()), so that models sharing a scheduler keep
+   *        their measurements apart
+   * @param batch points in the whole dispatch
+   *
+   * Must not throw: the policies call the hooks while chunks are in flight.
+   */
+  virtual void begin(std::uint64_t /*client*/, int64_t /*batch*/) const noexcept {}
+
+  /// @brief A chunk of the current dispatch completed without error. Must not throw.
+  virtual void observe(const Completion & /*chunk*/) const noexcept {}
+
   /**
    * @brief Greedy choice: the highest-priority device with load + chunk <= capacity.
    * @param load points in flight on each device
@@ -78,4 +113,15 @@ protected:
   /// @copydoc cpu_threads()
   int _cpu_threads = 0;
 };
+
+namespace detail
+{
+/// @brief A new process-unique, non-zero id for Scheduler::begin().
+inline std::uint64_t
+new_client_id()
+{
+  static std::atomic<std::uint64_t> last{0};
+  return ++last;
+}
+} // namespace detail
 } // namespace neml2::aoti
