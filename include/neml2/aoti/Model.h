@@ -115,6 +115,7 @@ public:
 
   /**
    * @brief Directional derivatives of the outputs: sum over compiled pairs of J[out][in] v[in].
+   * @param inputs the inputs, batched (B, *base) or unbatched (*base)
    * @param tangents v by input name; a missing tangent is zero
    */
   TensorMap jvp(const TensorMap & inputs, const TensorMap & tangents) const
@@ -136,6 +137,7 @@ public:
 
   /**
    * @brief Parameter adjoints: sum over the batch of cotangent . d(output)/d(param).
+   * @param inputs the inputs, batched (B, *base) or unbatched (*base)
    * @param cotangents by output name; a missing cotangent is zero
    */
   TensorMap param_vjp(const TensorMap & inputs, const TensorMap & cotangents) const

@@ -45,6 +45,8 @@ class Gather
 public:
   /**
    * @brief Prepare the outputs of @p call for a batch of call.batch points.
+   * @param meta the model's metadata (dtype, return shapes)
+   * @param call the prepared call whose returns are gathered; must outlive the Gather
    * @param pinned allocate per-point results in page-locked host memory, so chunks
    *        computed on a GPU come back at full copy bandwidth (CPU inputs only)
    */

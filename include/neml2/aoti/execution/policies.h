@@ -64,6 +64,7 @@ public:
 
   /**
    * @brief Run chunks covering [0, batch) in order.
+   * @param batch points in the whole call
    * @param job `job(device, ordinal, begin, end)`; its exception ends the loop and propagates,
    *        normalized to a library Exception
    */

@@ -70,11 +70,12 @@ public:
   // and observe() calls all come from the one thread that runs the dispatch.
 
   /**
-   * @brief A dispatch of @p batch points begins.
-   * @param client who dispatches: a process-unique id per execution policy
-   *        (detail::new_client_id()), so that models sharing a scheduler keep
-   *        their measurements apart
-   * @param batch points in the whole dispatch
+   * @brief A dispatch begins.
+   *
+   * The first argument (client) says who dispatches: a process-unique id per
+   * execution policy (detail::new_client_id()), so that models sharing a scheduler
+   * keep their measurements apart; the second (batch) is the number of points in
+   * the whole dispatch.
    *
    * Must not throw: the policies call the hooks while chunks are in flight.
    */
