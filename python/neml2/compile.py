@@ -30,6 +30,11 @@ EXAMPLE_BATCH = 4096
 
 #: Batched argument roles (dim 0 is the dynamic batch); every other role is unbatched.
 BATCHED_ROLES = frozenset({"input", "tangent", "cotangent"})
+#: The two returns every graph of an implicit model appends (doc/artifacts.md, ``status``).
+STATUS_RETURNS: list[dict[str, str]] = [
+    {"role": "converged", "name": "converged"},
+    {"role": "residual", "name": "residual"},
+]
 
 Spec = dict[str, Any]
 
@@ -116,7 +121,13 @@ def graph_args(model: Model, graph: str, sel: Selection) -> list[Spec]:
 
 
 def graph_returns(model: Model, graph: str, sel: Selection) -> list[Spec]:
-    """The outputs of a graph, in the contract's order."""
+    """The outputs of a graph, in the contract's order; an implicit model's status last."""
+    status = [dict(s) for s in STATUS_RETURNS] if model.implicit else []
+    return regular_returns(model, graph, sel) + status
+
+
+def regular_returns(model: Model, graph: str, sel: Selection) -> list[Spec]:
+    """The returns of a graph before any status returns."""
     if graph == "forward":
         return [{"role": "output", "name": v.name} for v in model.outputs]
     if graph == "jvp":
@@ -161,20 +172,30 @@ class Graph(torch.nn.Module):
         p = {name: getattr(self, f"baked_{i}") for i, name in enumerate(self.baked)}
         p.update(by_role.get("parameter", {}))
         model, sel = self.model, self.sel
+        ev = model.evaluate(
+            x,
+            p,
+            jacobian=self.graph in ("jvp", "jacobian"),
+            param_jacobian=self.graph in ("param_jacobian", "param_vjp"),
+        )
         if self.graph == "forward":
-            values: dict[str, Any] = model.eval_forward(x, p)
+            values: dict[str, Any] = ev.outputs
         elif self.graph == "jvp":
-            values = model.eval_jvp(x, p, by_role["tangent"], sel.pairs)
+            values = model.jvp_of(ev.jacobian, by_role["tangent"], sel.pairs)
         elif self.graph == "jacobian":
-            values = model.eval_jacobian(x, p)
+            values = ev.jacobian
         elif self.graph == "param_jacobian":
-            values = model.eval_param_jacobian(x, p)
+            values = ev.param_jacobian
         else:
-            values = model.eval_param_vjp(x, p, by_role["cotangent"], sel.params)
-        return tuple(
+            values = model.param_vjp_of(ev.param_jacobian, p, by_role["cotangent"], sel.params)
+        regular = tuple(
             values[r["of"]][r["wrt"]] if r["role"] == "derivative" else values[r["name"]]
             for r in self.returns
+            if r["role"] not in ("converged", "residual")
         )
+        if ev.status is None:
+            return regular
+        return (*regular, ev.status.converged, ev.status.residual)
 
     def example_args(self, device: torch.device) -> tuple[torch.Tensor, ...]:
         examples = []
@@ -248,7 +269,7 @@ def build_meta(model: Model, device: torch.device, sel: Selection) -> artifact.M
         ]
         if param_blocks
         else [],
-        "status": None,
+        "status": {"converged": "converged", "residual": "residual"} if model.implicit else None,
         "graphs": {
             g: {
                 "file": f"{g}.pt2",

@@ -8,6 +8,9 @@ from pathlib import Path
 class Neml2Error(Exception):
     """A mistake the user can fix (bad input file, bad option, missing artifact)."""
 
+    #: Whether the caller may retry with other inputs (as the C++ ``Exception::recoverable``).
+    recoverable = False
+
 
 class InputError(Neml2Error):
     """A problem located in an input file; prints as ``file:line: message``."""
@@ -21,3 +24,23 @@ class InputError(Neml2Error):
 
 class HitError(InputError):
     """A HIT syntax or value error: what was found at ``file:line`` and what was expected."""
+
+
+class ConvergenceError(Neml2Error):
+    """An implicit model's solve failed at some points; retrying with a smaller step may succeed.
+
+    The message has the C++ runtime's wording: how many points failed out of how many,
+    and the worst final residual.
+    """
+
+    recoverable = True
+
+    def __init__(self, model: str, failed: int, total: int, worst: float) -> None:
+        self.model = model
+        self.failed = failed
+        self.total = total
+        self.worst = worst
+        super().__init__(
+            f"model '{model}': {failed} of {total} points did not converge "
+            f"(worst residual {worst:.3e})"
+        )

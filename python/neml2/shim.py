@@ -17,7 +17,7 @@ import torch
 from . import artifact, hit
 from .errors import Neml2Error
 from .models import Model, Variable, build_model, model_section
-from .models.base import Blocks, Tensors, check_batch
+from .models.base import Batch, Blocks, Status, Tensors, raise_if_failed
 
 #: The -d/-p options that produce each graph, for the "was not compiled" message.
 _RECOMPILE_HINT = {
@@ -56,6 +56,10 @@ class CompiledModel:
         self.inputs = _variables(meta["inputs"])
         self.outputs = _variables(meta["outputs"])
         self._variables = {v.name: v for v in (*self.inputs, *self.outputs)}
+        self._batched: dict[tuple[str, str], bool] = {
+            (d["of"], d["wrt"]): d["batched"]
+            for d in (*meta.get("derivatives", []), *meta.get("param_derivatives", []))
+        }
         self.parameters: Tensors = {
             p["name"]: torch.tensor(p["value"], dtype=self.dtype, device=device).reshape(p["shape"])
             for p in meta["parameters"]
@@ -95,16 +99,32 @@ class CompiledModel:
                 f"recompile with neml2-compile {_RECOMPILE_HINT[graph]}"
             )
         spec = self.meta["graphs"][graph]
+        call = Batch(self.name)
         checked: dict[str, Tensors] = {}
         for role, tensors in given.items():
+            known = self.outputs if role == "cotangent" else self.inputs
+            unknown = sorted(set(tensors) - {v.name for v in known})
+            if unknown:
+                kind = "outputs" if role == "cotangent" else "inputs"
+                raise Neml2Error(
+                    f"model '{self.name}': unknown {role} '{unknown[0]}' "
+                    f"(expected {kind}: {', '.join(v.name for v in known)})"
+                )
             wanted = [self._variables[a["name"]] for a in spec["args"] if a["role"] == role]
-            checked[role] = check_batch(self.name, tensors, wanted, role)
+            extra = sorted(set(tensors) - {v.name for v in wanted})
+            if extra:
+                raise Neml2Error(
+                    f"model '{self.name}': no derivative pair with respect to '{extra[0]}' "
+                    f"was compiled: add -d OUTPUT:{extra[0]} (or -d :) to neml2-compile"
+                )
+            checked[role] = call.take(tensors, wanted, role, missing_is_zero=role != "input")
             for name, tensor in checked[role].items():
                 if tensor.dtype != self.dtype or tensor.device.type != self.device.type:
                     raise Neml2Error(
                         f"model '{self.name}': {role} '{name}' is {tensor.dtype} on "
                         f"{tensor.device}, expected {self.dtype} on {self.device.type}"
                     )
+            checked[role] = call.expand(checked[role], wanted)
         args = [
             self.parameters[a["name"]]
             if a["role"] == "parameter"
@@ -113,11 +133,22 @@ class CompiledModel:
         ]
         returned = self._graphs[graph](*args)
         result: dict[str, Any] = {}
+        status: dict[str, torch.Tensor] = {}
         for ret, tensor in zip(spec["returns"], returned, strict=True):
-            if ret["role"] == "derivative":
-                result.setdefault(ret["of"], {})[ret["wrt"]] = tensor
+            role = ret["role"]
+            if role in ("converged", "residual"):
+                status[role] = tensor
+            elif role == "derivative":
+                batched = self._batched.get((ret["of"], ret["wrt"]), True)
+                result.setdefault(ret["of"], {})[ret["wrt"]] = (
+                    call.unbatch_one(tensor) if batched else tensor
+                )
+            elif role == "adjoint":
+                result[ret["name"]] = tensor
             else:
-                result[ret.get("name", ret["role"])] = tensor
+                result[ret["name"]] = call.unbatch_one(tensor)
+        if status:
+            raise_if_failed(self.name, Status(status["converged"], status["residual"]))
         return result
 
 

@@ -118,8 +118,11 @@ def test_changed_parameter_changes_the_next_call() -> None:
     ("inputs", "message"),
     [
         ({}, "model 'model': missing input 'strain'"),
-        ({"strain": torch.zeros(6, dtype=F64)}, "input 'strain' has shape (6,), expected (B, 6)"),
-        ({"strain": torch.zeros(2, 3, dtype=F64)}, "has shape (2, 3), expected (B, 6)"),
+        (
+            {"strain": torch.zeros(5, dtype=F64)},
+            "input 'strain' has shape (5,), expected (6,) or (B, 6)",
+        ),
+        ({"strain": torch.zeros(2, 3, dtype=F64)}, "has shape (2, 3), expected (6,) or (B, 6)"),
         ({"strain": [0.0] * 6}, "input 'strain' is not a tensor"),
     ],
 )
@@ -130,10 +133,25 @@ def test_bad_inputs(inputs: dict, message: str) -> None:
     assert message in str(info.value)
 
 
+def test_unbatched_inputs_give_unbatched_results() -> None:
+    """As in the C++ runtime: (*shape) next to (B, *shape) goes to every point."""
+    model = make("100 0.3", "YOUNGS_MODULUS POISSONS_RATIO")
+    strain = torch.rand(6, dtype=F64)
+    batch = strain.expand(4, 6)
+    stress = model.forward({"strain": strain})["stress"]
+    assert stress.shape == (6,)
+    torch.testing.assert_close(stress, model.forward({"strain": batch})["stress"][0])
+    tangent = model.jvp({"strain": batch}, {"strain": strain})["stress"]
+    assert tangent.shape == (4, 6)
+    assert model.param_jacobian({"strain": strain})["stress"]["model.E"].shape == (6,)
+    with pytest.raises(Neml2Error, match=r"batch sizes disagree: tangent 'strain' has 3 but"):
+        model.jvp({"strain": batch}, {"strain": torch.rand(3, 6, dtype=F64)})
+
+
 def test_tangents_must_match_the_batch() -> None:
     model = make("100 0.3", "YOUNGS_MODULUS POISSONS_RATIO")
     x = {"strain": torch.zeros(2, 6, dtype=F64)}
-    with pytest.raises(Neml2Error, match="tangent 'stress' is not an input"):
+    with pytest.raises(Neml2Error, match=r"unknown tangent 'stress' \(expected inputs: strain\)"):
         model.jvp(x, {"stress": torch.zeros(2, 6, dtype=F64)})
     with pytest.raises(Neml2Error, match="cotangent 'stress' has shape"):
         model.param_vjp(x, {"stress": torch.zeros(3, 5, dtype=F64)})

@@ -173,6 +173,7 @@ private:
   void sync_parameters()
   {
     const Meta & m = meta();
+    detail::check_parameter_names(m, _s->master);
     for (std::size_t i = 0; i < _s->models.size(); ++i)
     {
       Model & model = *_s->models[i];
@@ -183,10 +184,11 @@ private:
           throw FatalError(detail::who(m) + ": parameter '" + spec.name +
                            "' was removed from named_parameters()");
         const at::Tensor & t = it->second;
-        if (!t.defined() || t.scalar_type() != m.dtype || !t.sizes().equals(spec.shape))
+        if (!t.defined() || t.scalar_type() != m.dtype || !t.sizes().equals(spec.shape) ||
+            !(t.is_cpu() || t.is_cuda()))
           throw FatalError(detail::who(m) + ": parameter '" + spec.name +
                            "' must stay a tensor of shape " + detail::shape_str(spec.shape) +
-                           " and dtype " + c10::toString(m.dtype));
+                           " and dtype " + c10::toString(m.dtype) + ", on cpu or cuda");
         const std::pair<const void *, int64_t> key{t.unsafeGetTensorImpl(),
                                                    t.is_inference() ? -1 : t._version()};
         auto & last = _s->synced[i][spec.name];

@@ -17,10 +17,34 @@
 #include "neml2/aoti/artifact/Stub.h"
 #include "neml2/aoti/detail/call.h"
 #include "neml2/aoti/detail/device.h"
+#include "neml2/aoti/detail/zip.h"
 #include "neml2/aoti/types.h"
 
 namespace neml2::aoti
 {
+namespace detail
+{
+/**
+ * Refuse an entry of @p params that is not a promoted parameter of the model: a
+ * misspelt name (or a parameter that was baked into the graph) would otherwise be
+ * ignored, and the run would silently go on with the old value. A missing name is
+ * caught where the parameter is read, so the common case costs one size comparison.
+ */
+inline void
+check_parameter_names(const Meta & meta, const TensorMap & params)
+{
+  if (params.size() <= meta.parameters.size())
+    return;
+  for (const auto & [name, t] : params)
+    if (!meta.find(meta.parameters, name))
+      throw FatalError(who(meta) + ": unknown parameter '" + name +
+                       "' in named_parameters() (promoted parameters: " +
+                       names(meta.parameters) +
+                       "): a parameter baked into the graph cannot be changed at run time; "
+                       "promote it with -p NAME (or -p :) to neml2-compile");
+}
+} // namespace detail
+
 /**
  * @brief A compiled material model on one device.
  *
@@ -65,6 +89,15 @@ public:
             const c10::DeviceGuard device_guard(_device);
             for (const auto & [g, spec] : _meta.graphs)
             {
+              // The loader checks no checksum: a damaged library inside the package would
+              // load and crash the host at its first call, so refuse it here.
+              detail::FileBytes bytes(spec.file);
+              const std::string damage = bytes.ok() ? detail::zip_damage(bytes) : "cannot be read";
+              if (!damage.empty())
+                throw FatalError(context + ": cannot load graph '" + graph_name(g) + "' from '" +
+                                 spec.file.string() + "': corrupted package: " + damage +
+                                 ": recompile the model with neml2-compile");
+              _return_shapes[g] = return_shapes(spec);
               try
               {
                 _loaders[g] = std::make_unique<torch::inductor::AOTIModelPackageLoader>(
@@ -177,6 +210,7 @@ public:
       throw FatalError(detail::who(_meta) + ": graph '" + graph_name(call.graph) + "' returned " +
                        std::to_string(returns.size()) + " tensors, model_meta.json declares " +
                        std::to_string(call.spec->returns.size()));
+    check_returns(call, returns, end - begin);
     if (_meta.status)
       detail::check_status(_meta, call, returns,
                            begin == 0 && end == call.batch
@@ -209,6 +243,7 @@ private:
     return guard([this] { return detail::who(_meta) + " on " + _device.str(); },
                  [&]
                  {
+                   detail::check_parameter_names(_meta, _parameters);
                    const detail::Call call = detail::prepare(_meta, g, inputs, extra);
                    if (call.device != _device)
                      throw FatalError(detail::who(_meta) + ": inputs are on " +
@@ -240,13 +275,80 @@ private:
         args.push_back(call.spec->args[i].role == SlotSpec::Role::parameter
                            ? _parameters.at(call.spec->args[i].name)
                            : detail::chunk_arg(call, i, 0, 1, _device));
-      _loaders.at(g)->run(args);
+      const auto returns = _loaders.at(g)->run(args);
+      if (returns.size() != call.spec->returns.size())
+        throw FatalError(detail::who(_meta) + ": graph '" + graph_name(g) + "' returned " +
+                         std::to_string(returns.size()) + " tensors, model_meta.json declares " +
+                         std::to_string(call.spec->returns.size()));
+      check_returns(call, returns, 1);
+    }
+  }
+
+  /// Per return slot of @p spec: the shape without the batch dimension, -1 first when batched.
+  std::vector<std::vector<int64_t>> return_shapes(const GraphSpec & spec) const
+  {
+    std::vector<std::vector<int64_t>> out;
+    for (const auto & slot : spec.returns)
+    {
+      std::vector<int64_t> shape;
+      const auto combine = detail::combine_of(_meta, slot);
+      if (combine == detail::Combine::concat || combine == detail::Combine::status)
+        shape.push_back(-1);
+      if (combine != detail::Combine::status)
+      {
+        const auto base = detail::return_base_shape(_meta, slot);
+        shape.insert(shape.end(), base.begin(), base.end());
+      }
+      out.push_back(std::move(shape));
+    }
+    return out;
+  }
+
+  /**
+   * Refuse returns whose shape, dtype or device disagree with model_meta.json. A graph file
+   * swapped for another one of the same model, or a hand-edited meta, would otherwise hand
+   * the caller a tensor of the wrong shape (for one batch size, even the right shape with
+   * the wrong numbers); warm_up() runs this once per graph at load.
+   */
+  void check_returns(const detail::Call & call, const std::vector<at::Tensor> & returns,
+                     int64_t rows) const
+  {
+    const auto & shapes = _return_shapes.at(call.graph);
+    for (std::size_t i = 0; i < returns.size(); ++i)
+    {
+      const at::Tensor & r = returns[i];
+      const auto & want = shapes[i];
+      const auto role = call.spec->returns[i].role;
+      bool ok = r.defined() && r.device() == _device &&
+                (role == SlotSpec::Role::converged || r.scalar_type() == _meta.dtype) &&
+                r.dim() == int64_t(want.size());
+      for (std::size_t k = 0; ok && k < want.size(); ++k)
+        ok = r.size(int64_t(k)) == (want[k] < 0 ? rows : want[k]);
+      if (ok)
+        continue;
+      std::vector<int64_t> declared(want);
+      if (!declared.empty() && declared.front() < 0)
+        declared.front() = rows;
+      const auto & slot = call.spec->returns[i];
+      throw FatalError(
+          detail::who(_meta) + ": graph '" + graph_name(call.graph) + "' return " +
+          std::to_string(i) + " ('" +
+          (slot.role == SlotSpec::Role::derivative ? slot.of + ":" + slot.wrt : slot.name) +
+          "') is " +
+          (r.defined() ? detail::shape_str(r.sizes()) + " " + c10::toString(r.scalar_type()) +
+                             " on " + r.device().str()
+                       : std::string("undefined")) +
+          ", model_meta.json declares " + detail::shape_str(declared) + " " +
+          c10::toString(_meta.dtype) + " on " + _device.str() +
+          ": the graph files and model_meta.json do not match; recompile the model with "
+          "neml2-compile");
     }
   }
 
   at::Device _device;
   Meta _meta;
   std::map<Graph, std::unique_ptr<torch::inductor::AOTIModelPackageLoader>> _loaders;
+  std::map<Graph, std::vector<std::vector<int64_t>>> _return_shapes; // see return_shapes()
   TensorMap _parameters;
 };
 } // namespace neml2::aoti

@@ -1,27 +1,32 @@
 """The material model base class, its derivative contractions and the registry of model types.
 
 A model declares ordered inputs and outputs (each with the base shape of one material
-point) and named parameters. A subclass writes three analytic kernels,
+point) and named parameters. An explicit model writes three analytic kernels,
 :meth:`Model.eval_forward`, :meth:`Model.eval_jacobian` and
-:meth:`Model.eval_param_jacobian`; the base class derives ``jvp`` and ``param_vjp``
-from them. Shapes follow doc/artifacts.md: batched tensors are ``(B, *base)``, and a
-derivative block that does not depend on the batch is returned unbatched.
+:meth:`Model.eval_param_jacobian`; an implicit model (one that solves an equation per
+point) instead overrides :meth:`Model.evaluate`, which returns everything asked for
+from one solve together with the per-point convergence :class:`Status`. The base class
+derives ``jvp`` and ``param_vjp`` from the Jacobians. Shapes follow doc/artifacts.md:
+batched tensors are ``(B, *base)``, and a derivative block that does not depend on the
+batch is returned unbatched.
 
-The ``eval_*`` kernels take their parameters explicitly and check nothing, so
-``neml2.compile`` can trace them with parameters either baked or passed as graph
-inputs; the public methods (``forward``, ``jvp``, ...) validate their arguments first.
+The kernels take their parameters explicitly and check nothing, so ``neml2.compile``
+can trace them with parameters either baked or passed as graph inputs; the public
+methods (``forward``, ``jvp``, ...) validate their arguments first, accept unbatched
+``(*base)`` inputs next to batched ones as the C++ runtime does, and raise
+:class:`~neml2.errors.ConvergenceError` when a point of an implicit model did not converge.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import torch
 
-from ..errors import HitError, Neml2Error
+from ..errors import ConvergenceError, HitError, Neml2Error
 from ..hit import Section
 
 Tensors = dict[str, torch.Tensor]
@@ -39,6 +44,32 @@ class Variable:
     @property
     def size(self) -> int:
         return math.prod(self.shape)
+
+
+@dataclass
+class Status:
+    """Per point of an implicit model: whether its solve converged, and its final residual."""
+
+    converged: torch.Tensor  #: (B,) bool
+    residual: torch.Tensor  #: (B,), the final residual norm
+
+    def merge(self, other: Status | None) -> Status:
+        """Both solves: converged where both converged, the larger residual."""
+        if other is None:
+            return self
+        return Status(
+            self.converged & other.converged, torch.maximum(self.residual, other.residual)
+        )
+
+
+@dataclass
+class Evaluation:
+    """What one evaluation produced: outputs, the Jacobians asked for, and the status."""
+
+    outputs: Tensors
+    jacobian: Blocks = field(default_factory=dict)
+    param_jacobian: Blocks = field(default_factory=dict)
+    status: Status | None = None
 
 
 class Model:
@@ -67,15 +98,20 @@ class Model:
         """Build the model from its ``[Models/<name>]`` block."""
         raise NotImplementedError
 
+    @property
+    def implicit(self) -> bool:
+        """Whether evaluations report a convergence :class:`Status` (a solve per point)."""
+        return False
+
     # --- analytic kernels (subclasses) -----------------------------------------------
 
     def eval_forward(self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor]) -> Tensors:
         """Every output, ``(B, *output_shape)``."""
-        raise NotImplementedError
+        return self.evaluate(x, p).outputs
 
     def eval_jacobian(self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor]) -> Blocks:
         """Every block ``[output][input]``; unbatched where :meth:`jacobian_batched` is False."""
-        raise NotImplementedError
+        return self.evaluate(x, p, jacobian=True).jacobian
 
     def eval_param_jacobian(
         self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor]
@@ -84,7 +120,27 @@ class Model:
 
         Unbatched where :meth:`param_jacobian_batched` is False.
         """
-        raise NotImplementedError
+        return self.evaluate(x, p, param_jacobian=True).param_jacobian
+
+    def evaluate(
+        self,
+        x: Mapping[str, torch.Tensor],
+        p: Mapping[str, torch.Tensor],
+        jacobian: bool = False,
+        param_jacobian: bool = False,
+    ) -> Evaluation:
+        """Outputs, and the Jacobians asked for, from one evaluation.
+
+        Explicit models get this from the three ``eval_*`` kernels; implicit models
+        override it (and not the kernels) so that one solve serves every result.
+        """
+        if type(self).eval_forward is Model.eval_forward:
+            raise NotImplementedError(f"{type(self).__name__} must override evaluate or eval_*")
+        return Evaluation(
+            self.eval_forward(x, p),
+            self.eval_jacobian(x, p) if jacobian else {},
+            self.eval_param_jacobian(x, p) if param_jacobian else {},
+        )
 
     def jacobian_batched(self, of: str, wrt: str) -> bool:
         """Whether d(of)/d(wrt) depends on the batch (False: returned as ``(*of, *wrt)``)."""
@@ -104,7 +160,12 @@ class Model:
         pairs: Sequence[Pair],
     ) -> Tensors:
         """For each output that is the ``of`` of a pair: the sum over its pairs of J . v."""
-        jac = self.eval_jacobian(x, p)
+        return self.jvp_of(self.evaluate(x, p, jacobian=True).jacobian, tangents, pairs)
+
+    def jvp_of(
+        self, jac: Blocks, tangents: Mapping[str, torch.Tensor], pairs: Sequence[Pair]
+    ) -> Tensors:
+        """``sum_wrt J[of][wrt] . v[wrt]`` per output ``of`` of the pairs."""
         result: Tensors = {}
         for of, wrt in pairs:
             term = _apply(
@@ -125,7 +186,17 @@ class Model:
         params: Sequence[str],
     ) -> Tensors:
         """Per parameter: the sum over outputs and batch of ``cotangent . d(output)/d(param)``."""
-        pjac = self.eval_param_jacobian(x, p)
+        pjac = self.evaluate(x, p, param_jacobian=True).param_jacobian
+        return self.param_vjp_of(pjac, p, cotangents, params)
+
+    def param_vjp_of(
+        self,
+        pjac: Blocks,
+        p: Mapping[str, torch.Tensor],
+        cotangents: Mapping[str, torch.Tensor],
+        params: Sequence[str],
+    ) -> Tensors:
+        """``sum_b sum_out c . d(out)/d(param)`` per parameter, from the parameter Jacobian."""
         result: Tensors = {}
         for param in params:
             shape = tuple(p[param].shape)
@@ -150,36 +221,78 @@ class Model:
         return self.parameters
 
     def forward(self, inputs: Mapping[str, torch.Tensor]) -> Tensors:
-        x = check_batch(self.name, inputs, self.inputs, "input")
-        return self.eval_forward(x, self.parameters)
+        call = Batch(self.name)
+        x = call.take(inputs, self.inputs, "input")
+        ev = self.evaluate(call.expand(x, self.inputs), self.parameters)
+        raise_if_failed(self.name, ev.status)
+        return call.unbatch(ev.outputs)
 
     def jvp(
         self, inputs: Mapping[str, torch.Tensor], tangents: Mapping[str, torch.Tensor]
     ) -> Tensors:
-        """Directional derivative of every output along the tangents of the given inputs."""
-        x = check_batch(self.name, inputs, self.inputs, "input")
-        wrt = [v for v in self.inputs if v.name in tangents]
+        """Directional derivative of every output along the tangents of the given inputs.
+
+        An input without a tangent has a zero tangent.
+        """
+        call = Batch(self.name)
+        x = call.take(inputs, self.inputs, "input")
         unknown = sorted(set(tangents) - {v.name for v in self.inputs})
         if unknown:
-            raise Neml2Error(f"model '{self.name}': tangent '{unknown[0]}' is not an input")
-        v = check_batch(self.name, tangents, wrt, "tangent")
+            raise Neml2Error(
+                f"model '{self.name}': unknown tangent '{unknown[0]}' "
+                f"(expected inputs: {_names(self.inputs)})"
+            )
+        wrt = [v for v in self.inputs if v.name in tangents]
+        v = call.take(tangents, wrt, "tangent")
+        ev = self.evaluate(call.expand(x, self.inputs), self.parameters, jacobian=True)
+        raise_if_failed(self.name, ev.status)
         pairs = [(o.name, i.name) for o in self.outputs for i in wrt]
-        return self.eval_jvp(x, self.parameters, v, pairs)
+        return call.unbatch(self.jvp_of(ev.jacobian, call.expand(v, wrt), pairs))
 
     def jacobian(self, inputs: Mapping[str, torch.Tensor]) -> Blocks:
-        x = check_batch(self.name, inputs, self.inputs, "input")
-        return self.eval_jacobian(x, self.parameters)
+        call = Batch(self.name)
+        x = call.take(inputs, self.inputs, "input")
+        ev = self.evaluate(call.expand(x, self.inputs), self.parameters, jacobian=True)
+        raise_if_failed(self.name, ev.status)
+        return {
+            of: {
+                wrt: call.unbatch_one(block) if self.jacobian_batched(of, wrt) else block
+                for wrt, block in row.items()
+            }
+            for of, row in ev.jacobian.items()
+        }
 
     def param_jacobian(self, inputs: Mapping[str, torch.Tensor]) -> Blocks:
-        x = check_batch(self.name, inputs, self.inputs, "input")
-        return self.eval_param_jacobian(x, self.parameters)
+        call = Batch(self.name)
+        x = call.take(inputs, self.inputs, "input")
+        ev = self.evaluate(call.expand(x, self.inputs), self.parameters, param_jacobian=True)
+        raise_if_failed(self.name, ev.status)
+        return {
+            of: {
+                wrt: call.unbatch_one(block) if self.param_jacobian_batched(of, wrt) else block
+                for wrt, block in row.items()
+            }
+            for of, row in ev.param_jacobian.items()
+        }
 
     def param_vjp(
         self, inputs: Mapping[str, torch.Tensor], cotangents: Mapping[str, torch.Tensor]
     ) -> Tensors:
-        x = check_batch(self.name, inputs, self.inputs, "input")
-        c = check_batch(self.name, cotangents, self.outputs, "cotangent")
-        return self.eval_param_vjp(x, self.parameters, c, list(self.parameters))
+        """Adjoint of every parameter; an output without a cotangent has a zero cotangent."""
+        call = Batch(self.name)
+        x = call.take(inputs, self.inputs, "input")
+        unknown = sorted(set(cotangents) - {v.name for v in self.outputs})
+        if unknown:
+            raise Neml2Error(
+                f"model '{self.name}': unknown cotangent '{unknown[0]}' "
+                f"(expected outputs: {_names(self.outputs)})"
+            )
+        c = call.take(cotangents, self.outputs, "cotangent", missing_is_zero=True)
+        ev = self.evaluate(call.expand(x, self.inputs), self.parameters, param_jacobian=True)
+        raise_if_failed(self.name, ev.status)
+        return self.param_vjp_of(
+            ev.param_jacobian, self.parameters, call.expand(c, self.outputs), list(self.parameters)
+        )
 
     # --- helpers ---------------------------------------------------------------------
 
@@ -195,32 +308,105 @@ class Model:
         return self
 
 
-def check_batch(
-    model: str, given: Mapping[str, torch.Tensor], expected: Sequence[Variable], role: str
-) -> Tensors:
-    """The tensors named by ``expected``, checked to be ``(B, *shape)`` with one common B."""
-    checked: Tensors = {}
-    batch: tuple[str, int] | None = None
-    for var in expected:
-        if var.name not in given:
-            raise Neml2Error(f"model '{model}': missing {role} '{var.name}'")
-        value = given[var.name]
-        if not isinstance(value, torch.Tensor):
-            raise Neml2Error(f"model '{model}': {role} '{var.name}' is not a tensor")
-        want = "(" + ", ".join(["B", *map(str, var.shape)]) + ")"
-        if value.dim() != len(var.shape) + 1 or tuple(value.shape[1:]) != var.shape:
-            raise Neml2Error(
-                f"model '{model}': {role} '{var.name}' has shape {tuple(value.shape)}, "
-                f"expected {want}"
-            )
-        if batch is not None and value.shape[0] != batch[1]:
-            raise Neml2Error(
-                f"model '{model}': {role} '{var.name}' has batch size {value.shape[0]} but "
-                f"'{batch[0]}' has {batch[1]}"
-            )
-        batch = (var.name, value.shape[0])
-        checked[var.name] = value
-    return checked
+def raise_if_failed(model: str, status: Status | None) -> None:
+    """Raise :class:`ConvergenceError` when some point of ``status`` did not converge."""
+    if status is None or status.converged.numel() == 0:
+        return
+    failed = int((~status.converged).sum().item())
+    if failed:
+        worst = float(status.residual.max().item())
+        raise ConvergenceError(model, failed, status.converged.numel(), worst)
+
+
+def _names(variables: Sequence[Variable]) -> str:
+    return ", ".join(v.name for v in variables) or "none"
+
+
+def shape_text(shape: Sequence[int | str]) -> str:
+    """A shape as the C++ runtime writes it: ``(6,)``, ``(B, 6)``, ``()``."""
+    inner = ", ".join(map(str, shape))
+    return f"({inner},)" if len(shape) == 1 else f"({inner})"
+
+
+class Batch:
+    """One call's batch: checks each tensor against its variable and agrees on one size B.
+
+    A tensor is either batched, ``(B, *shape)``, or unbatched, ``(*shape)``, as in the
+    C++ runtime; unbatched ones are expanded to every point. When nothing is batched
+    the call is evaluated as B = 1 and :meth:`unbatch` drops that dimension again.
+    """
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self.size: int | None = None
+        self.owner = ""
+        self.device: torch.device | None = None
+
+    @property
+    def batched(self) -> bool:
+        return self.size is not None
+
+    def take(
+        self,
+        given: Mapping[str, torch.Tensor],
+        expected: Sequence[Variable],
+        role: str,
+        missing_is_zero: bool = False,
+    ) -> Tensors:
+        """The tensors named by ``expected``, checked; missing ones are an error or zero."""
+        checked: Tensors = {}
+        for var in expected:
+            if var.name not in given:
+                if missing_is_zero:
+                    continue
+                raise Neml2Error(
+                    f"model '{self.model}': missing {role} '{var.name}' "
+                    f"(expected {role}s: {_names(expected)})"
+                )
+            value = given[var.name]
+            item = f"{role} '{var.name}'"
+            if not isinstance(value, torch.Tensor):
+                raise Neml2Error(f"model '{self.model}': {item} is not a tensor")
+            if self.device is None:
+                self.device = value.device
+            shape = tuple(value.shape)
+            if shape == var.shape:
+                checked[var.name] = value
+                continue
+            if len(shape) != len(var.shape) + 1 or shape[1:] != var.shape:
+                raise Neml2Error(
+                    f"model '{self.model}': {item} has shape {shape_text(shape)}, "
+                    f"expected {shape_text(var.shape)} or {shape_text(('B', *var.shape))}"
+                )
+            if self.size is not None and shape[0] != self.size:
+                raise Neml2Error(
+                    f"model '{self.model}': batch sizes disagree: {item} has {shape[0]} "
+                    f"but {self.owner} has {self.size}"
+                )
+            self.size, self.owner = shape[0], item
+            checked[var.name] = value
+        return checked
+
+    def expand(self, tensors: Mapping[str, torch.Tensor], expected: Sequence[Variable]) -> Tensors:
+        """Every tensor as ``(B, *shape)``; a missing one (zero by convention) as zeros."""
+        n = 1 if self.size is None else self.size
+        out: Tensors = {}
+        for var in expected:
+            value = tensors.get(var.name)
+            if value is None:
+                out[var.name] = torch.zeros((n, *var.shape), dtype=Model.dtype, device=self.device)
+            elif tuple(value.shape) == var.shape:
+                out[var.name] = value.unsqueeze(0).expand((n, *var.shape))
+            else:
+                out[var.name] = value
+        return out
+
+    def unbatch_one(self, tensor: torch.Tensor) -> torch.Tensor:
+        """A per-point result without its batch dimension when nothing was batched."""
+        return tensor if self.batched else tensor.squeeze(0)
+
+    def unbatch(self, tensors: Mapping[str, torch.Tensor]) -> Tensors:
+        return {name: self.unbatch_one(t) for name, t in tensors.items()}
 
 
 def _apply(
@@ -240,6 +426,29 @@ def _apply(
     else:
         out = (block.reshape(1, of_size, wrt_size) * flat_v).sum(-1)
     return out.reshape((n, *of_shape))
+
+
+def contract(
+    left: torch.Tensor,
+    left_batched: bool,
+    right: torch.Tensor,
+    right_batched: bool,
+    sizes: tuple[int, int, int],
+    shape: tuple[int, ...],
+) -> torch.Tensor:
+    """The chain rule's product ``(o x w) . (w x u)`` of two derivative blocks.
+
+    ``sizes`` are the flattened sizes (o, w, u) and ``shape`` the result's base shape
+    ``(*of, *wrt)``. Each block is batched ``(B, ...)`` or not; the result is batched
+    when either is. A per-point multiply-and-sum, for the reason given in :func:`_apply`.
+    """
+    o, w, u = sizes
+    a = left.reshape(-1, o, w, 1) if left_batched else left.reshape(1, o, w, 1)
+    b = right.reshape(-1, 1, w, u) if right_batched else right.reshape(1, 1, w, u)
+    out = (a * b).sum(-2)
+    if left_batched or right_batched:
+        return out.reshape((out.shape[0], *shape))
+    return out.reshape(shape)
 
 
 def _pull_back(

@@ -218,6 +218,10 @@ prepare(const Meta & meta, Graph g, const TensorMap & inputs, const TensorMap * 
                        c10::toString(meta.dtype));
     if (!device)
     {
+      // Only real memory can be sliced and copied to a device (a meta tensor has no data).
+      if (!t.device().is_cpu() && !t.device().is_cuda())
+        throw FatalError(who(meta) + ": " + item() + " is on " + t.device().str() +
+                         ", expected a cpu or cuda tensor");
       device = t.device();
       device_slot = call.args.size();
     }
