@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 import torch
 
+from neml2.models import model_types
+
 from .conftest import FIXTURES, run_module
 
 GOOD = """\
@@ -38,7 +40,7 @@ def assert_user_error(result: subprocess.CompletedProcess[str], expected: str) -
             "type = LinearElasticity",
             3,
             "[Models/model]: unknown model type 'LinearElasticity'; "
-            "known types: LinearIsotropicElasticity",
+            f"known types: {', '.join(model_types())}",
         ),
         (
             "    coefficients = '100 0.3'\n",

@@ -1,0 +1,132 @@
+"""The ``[Solvers]`` block: settings of the per-point Newton solve of implicit models.
+
+An implicit model names its solver with ``solver = NAME``; ``[Solvers/NAME]`` then sets
+the tolerances and the iteration cap. :func:`newton_loop` runs the iterations: a Python
+loop when evaluated eagerly, a ``while_loop`` when traced by ``torch.export``, so the
+compiled graph holds the iteration once (not unrolled ``max_its`` times) and stops as
+soon as every point of the call has converged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+
+from .hit import Section
+
+#: One update ``(z, lo, hi) -> (z, lo, hi, done)`` of a bracketed per-point iteration.
+Step = Callable[
+    [torch.Tensor, torch.Tensor, torch.Tensor],
+    tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor],
+]
+
+#: The solver types a ``[Solvers]`` block may hold.
+SOLVER_TYPES = ("Newton",)
+
+
+@dataclass(frozen=True)
+class Newton:
+    """Newton-Raphson settings: a point converged when ``|r| <= abs_tol`` or
+    ``|r| <= rel_tol * |r0|`` (``r0``: the residual at the initial guess)."""
+
+    abs_tol: float = 1e-10
+    rel_tol: float = 1e-8
+    max_its: int = 20
+
+    options = frozenset({"type", "abs_tol", "rel_tol", "max_its"})
+
+
+def root_of(section: Section) -> Section:
+    """The file's root section."""
+    while section.parent is not None:
+        section = section.parent
+    return section
+
+
+def solver_for(model: Section) -> Newton:
+    """The solver a model block names with ``solver = NAME``; the defaults when it names none."""
+    if "solver" not in model.params:
+        return Newton()
+    name = model.string("solver")
+    solvers = root_of(model).child("Solvers")
+    if solvers is None or name not in solvers.children:
+        defined = ", ".join(solvers.children) if solvers is not None else ""
+        where = f"solvers defined: {defined}" if defined else "the file has no [Solvers] block"
+        raise model.error(
+            "solver",
+            f"[{model.full_name}]: unknown solver '{name}': expected [Solvers/{name}]; {where}",
+        )
+    return parse_newton(solvers.children[name])
+
+
+def parse_newton(section: Section) -> Newton:
+    """A ``[Solvers/<name>]`` block of ``type = Newton``, every value checked."""
+    kind = section.string("type")
+    if kind not in SOLVER_TYPES:
+        raise section.error(
+            "type",
+            f"[{section.full_name}]: unknown solver type '{kind}'; "
+            f"known types: {', '.join(SOLVER_TYPES)}",
+        )
+    for key in section.params:
+        if key not in Newton.options:
+            raise section.error(
+                key,
+                f"[{section.full_name}]: unknown parameter '{key}' for {kind}; "
+                f"expected one of: {', '.join(sorted(Newton.options - {'type'}))}",
+            )
+    defaults = Newton()
+    abs_tol = section.number("abs_tol", defaults.abs_tol)
+    rel_tol = section.number("rel_tol", defaults.rel_tol)
+    max_its = section.integer("max_its", defaults.max_its)
+    for key, value in (("abs_tol", abs_tol), ("rel_tol", rel_tol)):
+        if value < 0:
+            raise section.error(key, f"parameter '{key}': expected a value >= 0, got {value:g}")
+    if abs_tol == 0 and rel_tol == 0:
+        raise section.error(
+            "abs_tol", "parameters 'abs_tol' and 'rel_tol' are both 0: no point could converge"
+        )
+    if max_its < 1:
+        raise section.error(
+            "max_its", f"parameter 'max_its': expected an integer >= 1, got {max_its}"
+        )
+    return Newton(abs_tol, rel_tol, max_its)
+
+
+def newton_loop(
+    step: Step,
+    z: torch.Tensor,
+    lo: torch.Tensor,
+    hi: torch.Tensor,
+    done: torch.Tensor,
+    solver: Newton,
+) -> torch.Tensor:
+    """Apply ``step`` until every point is done, at most ``solver.max_its`` times.
+
+    ``step`` must leave a done point unchanged: then a point's result does not depend
+    on the other points of the call (how long the loop ran), which keeps per-point
+    results bitwise equal whatever the chunk they are evaluated in.
+    """
+    count = torch.zeros((), dtype=torch.int64, device=z.device)
+
+    def more(
+        i: torch.Tensor, z: torch.Tensor, lo: torch.Tensor, hi: torch.Tensor, done: torch.Tensor
+    ) -> torch.Tensor:
+        return (i < solver.max_its) & ~done.all()
+
+    def body(
+        i: torch.Tensor, z: torch.Tensor, lo: torch.Tensor, hi: torch.Tensor, done: torch.Tensor
+    ) -> tuple[torch.Tensor, ...]:
+        return (i + 1, *step(z, lo, hi))
+
+    state: tuple[torch.Tensor, ...] = (count, z, lo, hi, done)
+    if torch.compiler.is_compiling():
+        from torch._higher_order_ops.while_loop import while_loop
+
+        state = tuple(while_loop(more, body, state))  # type: ignore[no-untyped-call]
+    else:
+        while bool(more(*state)):
+            state = body(*state)
+    return state[1]

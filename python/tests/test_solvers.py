@@ -1,0 +1,110 @@
+"""The [Solvers] block: settings, defaults, and every error at its line."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from neml2 import hit
+from neml2.errors import HitError
+from neml2.solvers import Newton, newton_loop, solver_for
+
+MODEL = "[Models]\n  [model]\n    type = J2Viscoplasticity\n    solver = newton\n  []\n[]\n"
+
+
+def newton(*lines: str, name: str = "newton") -> str:
+    body = "".join(f"    {line}\n" for line in lines)
+    return f"[Solvers]\n  [{name}]\n{body}  []\n[]\n"
+
+
+def solver(block: str, model: str = MODEL) -> Newton:
+    root = hit.parse(f"{block}{model}", "s.i")
+    return solver_for(root.children["Models"].children["model"])
+
+
+def test_settings() -> None:
+    block = newton("type = Newton", "abs_tol = 1e-9", "rel_tol = 0", "max_its = 7")
+    assert solver(block) == Newton(abs_tol=1e-9, rel_tol=0.0, max_its=7)
+
+
+def test_defaults() -> None:
+    assert solver(newton("type = Newton")) == Newton()
+    assert solver("", MODEL.replace("    solver = newton\n", "")) == Newton(1e-10, 1e-8, 20)
+
+
+NO_SOLVERS = "the file has no [Solvers] block"
+
+
+@pytest.mark.parametrize(
+    ("block", "line", "message"),
+    [
+        (
+            "",
+            4,
+            f"[Models/model]: unknown solver 'newton': expected [Solvers/newton]; {NO_SOLVERS}",
+        ),
+        (
+            newton("type = Newton", name="other"),
+            9,
+            "unknown solver 'newton': expected [Solvers/newton]; solvers defined: other",
+        ),
+        (newton(), 2, "[Solvers/newton]: missing required parameter 'type'"),
+        (newton("type = Broyden"), 3, "unknown solver type 'Broyden'; known types: Newton"),
+        (
+            newton("type = Newton", "atol = 1"),
+            4,
+            "unknown parameter 'atol' for Newton; expected one of: abs_tol, max_its, rel_tol",
+        ),
+        (
+            newton("type = Newton", "abs_tol = -1"),
+            4,
+            "parameter 'abs_tol': expected a value >= 0, got -1",
+        ),
+        (
+            newton("type = Newton", "rel_tol = 1e-8x"),
+            4,
+            "parameter 'rel_tol': expected a number, got '1e-8x'",
+        ),
+        (
+            newton("type = Newton", "max_its = 0"),
+            4,
+            "parameter 'max_its': expected an integer >= 1, got 0",
+        ),
+        (
+            newton("type = Newton", "max_its = 2.5"),
+            4,
+            "parameter 'max_its': expected an integer, got '2.5'",
+        ),
+        (
+            newton("type = Newton", "abs_tol = 0", "rel_tol = 0"),
+            4,
+            "parameters 'abs_tol' and 'rel_tol' are both 0: no point could converge",
+        ),
+    ],
+)
+def test_errors(block: str, line: int, message: str) -> None:
+    with pytest.raises(HitError) as info:
+        solver(block)
+    assert message in info.value.message
+    assert (info.value.path, info.value.line) == ("s.i", line)
+
+
+def test_the_loop_stops_when_every_point_is_done_and_caps_the_updates() -> None:
+    """Halving until below 1: a point needing k halvings is done after k updates."""
+
+    def step(
+        z: torch.Tensor, lo: torch.Tensor, hi: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        done = z < 1
+        return torch.where(done, z, z / 2), lo + 1, hi, done
+
+    z = torch.tensor([0.5, 3.0, 100.0])
+    counts = torch.zeros(3)
+    out = newton_loop(
+        step, z, counts, counts.clone(), torch.zeros(3, dtype=torch.bool), Newton(max_its=20)
+    )
+    assert out.tolist() == [0.5, 0.75, 0.78125]
+    capped = newton_loop(
+        step, z, counts, counts.clone(), torch.zeros(3, dtype=torch.bool), Newton(max_its=3)
+    )
+    assert capped.tolist() == [0.5, 0.75, 12.5]
