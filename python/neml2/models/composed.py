@@ -1,0 +1,290 @@
+"""ComposedModel: several models of one ``[Models]`` block chained by variable name.
+
+An output of one model feeds every model that has an input of the same name; inputs
+that no model produces are the composed model's inputs. The models run in dependency
+order (the listed order where it leaves a choice), and derivatives follow the chain
+rule: ``d out / d u = sum_w J[out][w] . d w / d u`` over the inputs ``w`` of the model
+producing ``out``. Parameters keep the names their own models give them (``elastic.E``).
+A composed model is implicit when any of its models is; its status is converged where
+every solve converged, with the largest residual.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import ClassVar
+
+import torch
+
+from ..hit import Section
+from .base import (
+    Blocks,
+    Evaluation,
+    Model,
+    Status,
+    Variable,
+    build_model,
+    contract,
+    register,
+)
+
+#: Batch dependence of each non-zero derivative block: variable -> wrt -> batched.
+Flags = dict[str, dict[str, bool]]
+
+STUB_TYPE = "AOTIModel"
+
+
+def _merge(row: dict[str, bool], key: str, batched: bool) -> None:
+    row[key] = row.get(key, False) or batched
+
+
+@register
+class ComposedModel(Model):
+    """Keys: ``models`` (block names in the same ``[Models]``), ``outputs`` (optional)."""
+
+    type_name = "ComposedModel"
+    options = frozenset({"models", "outputs"})
+    #: The composed blocks being built, outermost first, to report one including itself.
+    _building: ClassVar[list[str]] = []
+
+    def __init__(self, name: str, models: Sequence[Model], outputs: Sequence[str]) -> None:
+        self.models = list(models)
+        produced = {v.name: v for m in self.models for v in m.outputs}
+        inputs: dict[str, Variable] = {}
+        for m in self.models:
+            for v in m.inputs:
+                if v.name not in produced:
+                    inputs.setdefault(v.name, v)
+        parameters = {k: v for m in self.models for k, v in m.parameters.items()}
+        super().__init__(name, list(inputs.values()), [produced[o] for o in outputs], parameters)
+        self._external = set(inputs)
+        self._jflags, self._pflags = self._flags()
+
+    @property
+    def implicit(self) -> bool:
+        return any(m.implicit for m in self.models)
+
+    @classmethod
+    def from_hit(cls, section: Section) -> Model:
+        names = section.strings("models")
+        if not names:
+            raise section.error("models", "parameter 'models': expected at least one model name")
+        block = section.parent
+        assert block is not None
+        if section.full_name in cls._building:
+            chain = " -> ".join(
+                [*cls._building[cls._building.index(section.full_name) :], section.full_name]
+            )
+            raise section.error(
+                "models", f"[{section.full_name}]: models include each other: {chain}"
+            )
+        models: list[Model] = []
+        cls._building.append(section.full_name)
+        try:
+            for index, name in enumerate(names):
+                if name in names[:index]:
+                    raise section.error("models", f"parameter 'models': '{name}' is listed twice")
+                if name == section.name:
+                    raise section.error(
+                        "models", f"parameter 'models': '{name}' is this model itself"
+                    )
+                sub = block.child(name)
+                if sub is None:
+                    defined = ", ".join(n for n in block.children if n != section.name) or "none"
+                    raise section.error(
+                        "models",
+                        f"parameter 'models': no model '{name}' in [{block.full_name}]; "
+                        f"models defined: {defined}",
+                    )
+                if sub.string("type", "") == STUB_TYPE:
+                    raise section.error(
+                        "models",
+                        f"parameter 'models': '{name}' is a compiled model ({STUB_TYPE}); "
+                        "compose the source models and compile the composition",
+                    )
+                models.append(build_model(sub))
+        finally:
+            cls._building.pop()
+        ordered = _order(section, models)
+        produced = [v.name for m in ordered for v in m.outputs]
+        consumed = {v.name for m in ordered for v in m.inputs}
+        if "outputs" in section.params:
+            outputs = section.strings("outputs")
+            for out in outputs:
+                if out not in produced:
+                    raise section.error(
+                        "outputs",
+                        f"parameter 'outputs': '{out}' is not an output of any of "
+                        f"{', '.join(names)}; outputs: {', '.join(produced)}",
+                    )
+            if len(set(outputs)) != len(outputs) or not outputs:
+                raise section.error(
+                    "outputs", "parameter 'outputs': expected distinct variable names"
+                )
+        else:
+            outputs = [o for o in produced if o not in consumed]
+        return cls(section.name, ordered, outputs)
+
+    # --- static batch dependence of the chained blocks -------------------------------
+
+    def _flags(self) -> tuple[Flags, Flags]:
+        jflags: Flags = {}
+        pflags: Flags = {}
+        for m in self.models:
+            for out in m.outputs:
+                jrow: dict[str, bool] = {}
+                prow: dict[str, bool] = {}
+                for param in m.parameters:
+                    _merge(prow, param, m.param_jacobian_batched(out.name, param))
+                for w in m.inputs:
+                    batched = m.jacobian_batched(out.name, w.name)
+                    if w.name in self._external:
+                        _merge(jrow, w.name, batched)
+                        continue
+                    for u, b in jflags[w.name].items():
+                        _merge(jrow, u, batched or b)
+                    for q, b in pflags[w.name].items():
+                        _merge(prow, q, batched or b)
+                jflags[out.name] = jrow
+                pflags[out.name] = prow
+        return jflags, pflags
+
+    def jacobian_batched(self, of: str, wrt: str) -> bool:
+        return self._jflags[of].get(wrt, False)
+
+    def param_jacobian_batched(self, of: str, param: str) -> bool:
+        return self._pflags[of].get(param, False)
+
+    # --- evaluation by the chain rule ------------------------------------------------
+
+    def evaluate(
+        self,
+        x: Mapping[str, torch.Tensor],
+        p: Mapping[str, torch.Tensor],
+        jacobian: bool = False,
+        param_jacobian: bool = False,
+    ) -> Evaluation:
+        values = dict(x)
+        var_shapes = {v.name: v.shape for m in self.models for v in (*m.inputs, *m.outputs)}
+        param_shapes = {k: tuple(v.shape) for k, v in p.items()}
+        chain = jacobian or param_jacobian
+        # the non-zero blocks d(variable)/d(composed input) and d(variable)/d(parameter)
+        jac: Blocks = {}
+        pjac: Blocks = {}
+        status: Status | None = None
+        for m in self.models:
+            ev = m.evaluate({v.name: values[v.name] for v in m.inputs}, p, chain, param_jacobian)
+            if ev.status is not None:
+                status = ev.status.merge(status)
+            values.update(ev.outputs)
+            if not chain:
+                continue
+            for out in m.outputs:
+                jac[out.name] = {}
+                pjac[out.name] = {}
+                if param_jacobian:
+                    for param in m.parameters:
+                        _add(pjac[out.name], param, ev.param_jacobian[out.name][param])
+                for w in m.inputs:
+                    block = ev.jacobian[out.name][w.name]
+                    if w.name in self._external:
+                        _add(jac[out.name], w.name, block)
+                        continue
+                    batched = m.jacobian_batched(out.name, w.name)
+                    totals = [(jac, self._jflags, var_shapes)]
+                    if param_jacobian:
+                        totals.append((pjac, self._pflags, param_shapes))
+                    for blocks, flags, shapes in totals:
+                        for u, inner in blocks[w.name].items():
+                            term = contract(
+                                block,
+                                batched,
+                                inner,
+                                flags[w.name][u],
+                                (out.size, w.size, math.prod(shapes[u])),
+                                (*out.shape, *shapes[u]),
+                            )
+                            _add(blocks[out.name], u, term)
+        result = Evaluation({o.name: values[o.name] for o in self.outputs}, status=status)
+        like = next(iter(x.values()))
+        if jacobian:
+            result.jacobian = {
+                o.name: {
+                    u.name: _full(jac[o.name], u.name, (*o.shape, *u.shape), like)
+                    for u in self.inputs
+                }
+                for o in self.outputs
+            }
+        if param_jacobian:
+            result.param_jacobian = {
+                o.name: {
+                    q: _full(pjac[o.name], q, (*o.shape, *param_shapes[q]), like)
+                    for q in self.parameters
+                }
+                for o in self.outputs
+            }
+        return result
+
+
+def _add(row: dict[str, torch.Tensor], key: str, term: torch.Tensor) -> None:
+    """Sum the chain rule's terms (an unbatched term broadcasts against a batched sum)."""
+    row[key] = row[key] + term if key in row else term
+
+
+def _full(
+    row: Mapping[str, torch.Tensor], key: str, shape: tuple[int, ...], like: torch.Tensor
+) -> torch.Tensor:
+    """The block, or an unbatched zero block where nothing depends on ``key``."""
+    if key in row:
+        return row[key]
+    return torch.zeros(shape, dtype=like.dtype).to(like.device)
+
+
+def _order(section: Section, models: Sequence[Model]) -> list[Model]:
+    """The models in dependency order; each variable produced once and with one shape."""
+    producer: dict[str, Model] = {}
+    for m in models:
+        for v in m.outputs:
+            if v.name in producer:
+                raise section.error(
+                    "models",
+                    f"parameter 'models': variable '{v.name}' is an output of both "
+                    f"'{producer[v.name].name}' and '{m.name}'",
+                )
+            producer[v.name] = m
+    seen: dict[str, tuple[tuple[int, ...], str]] = {
+        v.name: (v.shape, f"an output of '{m.name}'") for m in models for v in m.outputs
+    }
+    for m in models:
+        for v in m.inputs:
+            if v.name in seen and seen[v.name][0] != v.shape:
+                shape, where = seen[v.name]
+                raise section.error(
+                    "models",
+                    f"parameter 'models': variable '{v.name}' has shape {shape} as {where} "
+                    f"but {v.shape} as an input of '{m.name}'",
+                )
+            seen.setdefault(v.name, (v.shape, f"an input of '{m.name}'"))
+    ordered: list[Model] = []
+    pending = list(models)
+    while pending:
+        placed = {id(m) for m in ordered}
+        ready = next(
+            (
+                m
+                for m in pending
+                if all(v.name not in producer or id(producer[v.name]) in placed for v in m.inputs)
+            ),
+            None,
+        )
+        if ready is None:
+            cycle = ", ".join(m.name for m in pending)
+            raise section.error(
+                "models",
+                f"parameter 'models': the outputs and inputs of {cycle} depend on each other "
+                "in a cycle",
+            )
+        ordered.append(ready)
+        pending.remove(ready)
+    return ordered
