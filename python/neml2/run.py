@@ -15,6 +15,9 @@ from .models import Model
 from .shim import CompiledModel, load_model
 
 DEFAULT_BATCH = 16
+#: Random inputs are uniform in [0, scale): strain-sized by default, so that models with a
+#: yield stress or a Newton solve see the values a material point sees.
+DEFAULT_SCALE = 1e-3
 
 
 def read_inputs(path: str, device: torch.device) -> dict[str, torch.Tensor]:
@@ -33,10 +36,10 @@ def read_inputs(path: str, device: torch.device) -> dict[str, torch.Tensor]:
 
 
 def random_inputs(
-    model: Model | CompiledModel, batch: int, device: torch.device
+    model: Model | CompiledModel, batch: int, device: torch.device, scale: float = DEFAULT_SCALE
 ) -> dict[str, torch.Tensor]:
     return {
-        v.name: torch.rand((batch, *v.shape), dtype=model.dtype, device=device)
+        v.name: scale * torch.rand((batch, *v.shape), dtype=model.dtype, device=device)
         for v in model.inputs
     }
 
@@ -61,6 +64,12 @@ def make_parser() -> argparse.ArgumentParser:
         "--batch", type=int, help=f"random inputs of this batch size (default: {DEFAULT_BATCH})"
     )
     source.add_argument("--input", help="inputs saved with torch.save as {name: tensor}")
+    parser.add_argument(
+        "--scale",
+        type=float,
+        default=DEFAULT_SCALE,
+        help=f"random inputs are uniform in [0, SCALE) (default: {DEFAULT_SCALE:g})",
+    )
     parser.add_argument("--output", help="save the outputs here with torch.save")
     parser.add_argument(
         "--repeat", type=int, default=1, help="time this many calls and report the mean"
@@ -83,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             inputs = read_inputs(args.input, device)
         else:
             batch = DEFAULT_BATCH if args.batch is None else args.batch
-            inputs = random_inputs(model, batch, device)
+            inputs = random_inputs(model, batch, device, args.scale)
 
         outputs = model.forward(inputs)
         start = time.perf_counter()

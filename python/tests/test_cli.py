@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -139,3 +140,32 @@ def test_run_stub_without_artifacts(tmp_path: Path) -> None:
         f"{stub}:4: [Models/model]: no artifact for device 'cpu': "
         f"'{tmp_path / 'model' / 'cpu'}' is not a folder (compile with --device cpu)",
     )
+
+
+def test_run_implicit_model_on_strain_sized_random_inputs() -> None:
+    source = FIXTURES / "viscoplastic" / "model.i"
+    result = run_module("neml2.run", source, "--model", "model", "--batch", "4")
+    assert result.returncode == 0, result.stderr
+    assert "model 'model' (J2Viscoplasticity, eager) on cpu" in result.stdout
+    assert re.search(r"input  strain +4x6 +min \S+ +max 0\.000", result.stdout)
+    assert "output equivalent_plastic_strain" in result.stdout
+
+
+def test_run_reports_a_convergence_failure_in_one_line(tmp_path: Path) -> None:
+    source = FIXTURES / "viscoplastic" / "model.i"
+    strain = torch.zeros(3, 6, dtype=torch.float64)
+    strain[1, 0] = 0.1
+    inputs = {
+        "strain": strain,
+        "old_plastic_strain": torch.zeros(3, 6, dtype=torch.float64),
+        "old_equivalent_plastic_strain": torch.zeros(3, dtype=torch.float64),
+        "time_step": torch.tensor(8.0, dtype=torch.float64),
+    }
+    torch.save(inputs, tmp_path / "in.pt")
+    result = run_module("neml2.run", source, "--model", "model", "--input", tmp_path / "in.pt")
+    assert result.returncode == 2
+    assert re.fullmatch(
+        r"neml2-run: error: model 'model': 1 of 3 points did not converge "
+        r"\(worst residual \d\.\d{3}e-0\d\)\n",
+        result.stderr,
+    ), result.stderr
