@@ -1,52 +1,42 @@
-// The smallest host program: load a compiled model, evaluate a batch chunked on the CPU.
+// The smallest host program (the README's quickstart): load the compiled elastic model of
+// tests/aoti/forward_single and evaluate a batch of strains in chunks on the CPU.
 //
-//   consumer aoti/model_aoti.i [BATCH]
+//   neml2-compile tests/aoti/forward_single/model.i --model model --device cpu -d : -o aoti
+//   consumer aoti/model_aoti.i
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
 #include <string>
-#include <vector>
 
 #include "neml2/aoti.h"
+
+using namespace neml2::aoti;
 
 int
 main(int argc, char ** argv)
 {
-  if (argc < 2 || argc > 3)
-  {
-    std::cerr << "usage: " << argv[0] << " STUB [BATCH]\n";
-    return 2;
-  }
-  const int64_t batch = argc > 2 ? std::atoll(argv[2]) : 10000;
+  const std::string stub = argc > 1 ? argv[1] : "aoti/model_aoti.i";
   try
   {
-    using namespace neml2::aoti;
+    // Chunks of 4096 points on the CPU; Config{"cuda", 65536} would run them on a GPU.
     auto sched = std::make_shared<SimpleScheduler>(SimpleScheduler::Config{"cpu", 4096});
-    auto model = load_model(argv[1], "model", sched);
+    auto model = load_model(stub, "model", sched);
 
-    TensorMap inputs;
-    for (const auto & v : model.meta().inputs)
-    {
-      std::vector<int64_t> shape{batch};
-      shape.insert(shape.end(), v.shape.begin(), v.shape.end());
-      inputs[v.name] = at::full(shape, 1e-3, at::TensorOptions().dtype(model.meta().dtype));
-    }
+    // 10000 material points, each strain a Mandel 6-vector.
+    const TensorMap inputs{{"strain", at::full({10000, 6}, 1e-3, at::kDouble)}};
     const TensorMap out = model.forward(inputs);
-    std::printf("model '%s' (%s): %lld points in %zu chunks\n", model.name().c_str(),
-                model.meta().type.c_str(), (long long)batch, model.last_dispatch().chunks);
-    for (const auto & [name, value] : out)
-    {
-      const at::Tensor first = value[0].flatten().to(at::kDouble);
-      std::printf("  %s[0] =", name.c_str());
-      for (int64_t i = 0; i < first.numel(); ++i)
-        std::printf(" %.6g", first[i].item<double>());
-      std::printf("\n");
-    }
-    return 0;
+
+    const at::Tensor stress = out.at("stress");
+    std::printf("%s: stress %s in %zu chunks\n", model.meta().type.c_str(),
+                c10::str(stress.sizes()).c_str(), model.last_dispatch().chunks);
+    std::printf("point 0:");
+    for (int i = 0; i < 6; ++i)
+      std::printf(" %.4f", stress[0][i].item<double>());
+    std::printf("\n");
   }
-  catch (const neml2::aoti::Exception & e)
+  catch (const Exception & e) // every library error: ConvergenceError, FatalError, ...
   {
-    std::cerr << argv[0] << ": " << e.what() << "\n";
+    std::cerr << "error: " << e.what() << "\n";
     return 1;
   }
+  return 0;
 }
