@@ -52,7 +52,7 @@ def main(argv: list[str]) -> int:
         ax.plot(strain, stress, marker=".", markersize=3, label=f"point {point}")
     ax.set_xlabel("axial strain")
     ax.set_ylabel("axial stress")
-    ax.set_title("J2 viscoplasticity under cyclic uniaxial strain")
+    ax.set_title("J2 viscoplasticity, cyclic isochoric tension-compression")
     ax.grid(True, alpha=0.3)
     ax.legend()
     fig.tight_layout()

@@ -1,5 +1,5 @@
 // Time stepping with step cutting: drive the implicit viscoplastic model (J2Viscoplasticity)
-// through a strain-controlled load history for a large batch of material points, as a
+// through a strain-controlled cyclic load history for a large batch of material points, as a
 // finite-element host does, halving the time step whenever a solve does not converge.
 //
 //   neml2-compile tests/aoti/viscoplastic/model.i --model model --device cpu -d : -o aoti
@@ -130,10 +130,11 @@ main(int argc, char ** argv)
     check_variables(meta);
     const auto opts = at::TensorOptions().dtype(meta.dtype);
 
-    // Each point gets its own amplitude, from 2% to 10% axial strain (uniaxial strain).
+    // Isochoric tension-compression: axial strain e, lateral strains -e/2 (Mandel order
+    // 11, 22, 33, 23, 13, 12), so the volume does not change and the stress is purely
+    // deviatoric. Each point gets its own amplitude, from 2% to 10% axial strain.
     const at::Tensor amplitude = at::linspace(0.02, 0.10, points, opts);
-    at::Tensor direction = at::zeros({points, 6}, opts);
-    direction.select(1, 0).fill_(1.0);
+    const at::Tensor direction = at::tensor({1.0, -0.5, -0.5, 0.0, 0.0, 0.0}, opts);
 
     // The state carried from step to step, as the host's quadrature-point storage would.
     at::Tensor plastic_strain = at::zeros({points, 6}, opts);
@@ -170,7 +171,7 @@ main(int argc, char ** argv)
     while (t < t_end - 1e-12)
     {
       const double h = std::min(dt, next_corner(t) - t);
-      const at::Tensor strain = direction * (amplitude * shape(t + h)).unsqueeze(-1);
+      const at::Tensor strain = (amplitude * shape(t + h)).unsqueeze(-1) * direction;
       TensorMap out;
       try
       {
