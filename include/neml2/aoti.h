@@ -9,3 +9,20 @@
 #include "neml2/aoti/schedulers/MPISimple.h"
 #include "neml2/aoti/schedulers/Simple.h"
 #include "neml2/aoti/schedulers/StaticHybrid.h"
+
+/**
+ * @namespace neml2
+ * @brief NEML2 material modelling; this library is its AOTI dispatch part, in neml2::aoti.
+ */
+
+/**
+ * @namespace neml2::aoti
+ * @brief Load AOTInductor-compiled material models and evaluate them on large batches of
+ * material points, chunked over CPU and CUDA devices.
+ *
+ * Entry point: load_model(). The guides start at the main page; the layers, top down:
+ * AnyDispatchedModel and DispatchedModel (chunk, run, gather), the execution policies
+ * SyncPolicy and AsyncPolicy (how chunks run), the schedulers Simple, StaticHybrid and
+ * MPISimple (which device, how big), Model (one device), the artifact readers read_stub()
+ * and read_meta(), and the error contract in Exception.
+ */
