@@ -1,6 +1,12 @@
 // DispatchedModel under every execution policy: one test body per behaviour.
 #include "fixtures.h"
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <unistd.h>
+
 using namespace neml2_test;
 
 namespace
@@ -231,4 +237,43 @@ TEMPLATE_TEST_CASE("a failing chunk keeps its error type; the model is reusable"
   m.set_chunk_hook({});
   CHECK(identical(eps, before));
   check_same<TestType>(m.forward({{"strain", eps}}).at("stress"), want);
+}
+
+TEMPLATE_TEST_CASE("tracing writes one Chrome-trace event per chunk phase", "[dispatch][trace]",
+                   NEML2_ALL_POLICIES)
+{
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("neml2_trace_" + std::to_string(::getpid()) + ".json"))
+                               .string();
+  // NEML2_TRACE applies at construction; set_trace() switches it per model.
+  ::setenv("NEML2_TRACE", path.c_str(), 1);
+  auto m = TestType::make(stub("forward_single"), 10);
+  ::unsetenv("NEML2_TRACE");
+  m.forward({{"strain", strains(35)}});
+  const std::size_t chunks = m.last_dispatch().chunks;
+
+  std::ifstream in(path);
+  REQUIRE(in);
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto json = neml2::aoti::detail::JsonParser::parse(text.str());
+  std::map<std::string, int> count;
+  for (const auto & e : json.find("traceEvents")->array)
+    if (e.find("ph")->string == "X")
+      ++count[e.find("name")->string];
+  CHECK(count["forward"] == 1);
+  if (chunks > 0)
+  {
+    CHECK(chunks == 4);
+    CHECK(count["copy in"] == 4);
+    CHECK(count["compute"] == 4);
+    CHECK(count["copy out"] == 4);
+  }
+  std::filesystem::remove(path);
+
+  m.set_trace("/nonexistent-folder/trace.json");
+  CHECK_THAT(fatal_message([&] { m.forward({{"strain", strains(35)}}); }),
+             Catch::Matchers::ContainsSubstring("cannot write the trace file"));
+  m.set_trace("");
+  CHECK_NOTHROW(m.forward({{"strain", strains(35)}}));
 }

@@ -57,6 +57,8 @@ public:
   const DispatchInfo & last_dispatch() const { return _impl->last_dispatch(); }
   /// @copydoc DispatchedModel::set_chunk_hook
   void set_chunk_hook(ChunkHook hook) { _impl->set_chunk_hook(std::move(hook)); }
+  /// @copydoc DispatchedModel::set_trace
+  void set_trace(const std::string & path) { _impl->set_trace(path); }
   /// @brief Whether chunks run on a thread per device.
   bool asynchronous() const { return _impl->asynchronous(); }
 
@@ -74,6 +76,7 @@ private:
     virtual const DispatchInfo & last_dispatch() const = 0;
     virtual bool asynchronous() const = 0;
     virtual void set_chunk_hook(ChunkHook) = 0;
+    virtual void set_trace(const std::string &) = 0;
   };
 
   template <class P>
@@ -92,6 +95,7 @@ private:
     const Meta & meta() const override { return model.meta(); }
     const DispatchInfo & last_dispatch() const override { return model.last_dispatch(); }
     void set_chunk_hook(ChunkHook h) override { model.set_chunk_hook(std::move(h)); }
+    void set_trace(const std::string & path) override { model.set_trace(path); }
     bool asynchronous() const override
     {
       if constexpr (std::is_same_v<P, PassThrough>)

@@ -15,6 +15,7 @@
 #include "neml2/aoti/Model.h"
 #include "neml2/aoti/artifact/Stub.h"
 #include "neml2/aoti/chunking.h"
+#include "neml2/aoti/detail/Trace.h"
 #include "neml2/aoti/execution/policies.h"
 #include "neml2/aoti/types.h"
 
@@ -75,6 +76,7 @@ public:
     : _s(std::make_unique<State>())
   {
     _s->models.push_back(std::make_unique<Model>(stub, name, "cpu"));
+    set_trace(detail::Trace::path_from_env());
   }
 
   /**
@@ -99,6 +101,7 @@ public:
       _s->master[pname] = value.to(at::kCPU).clone();
     _s->synced.resize(_s->models.size());
     _s->policy.emplace(std::move(scheduler));
+    set_trace(detail::Trace::path_from_env());
   }
 
   /// @brief The validated model_meta.json (of the first device).
@@ -111,6 +114,20 @@ public:
   std::size_t num_devices() const { return _s->models.size(); }
   /// @brief What the last call did.
   const DispatchInfo & last_dispatch() const { return _s->info; }
+
+  /**
+   * @brief Record every call into a Chrome-trace JSON file at @p path ("" stops recording).
+   *
+   * Per chunk: "copy in", "compute" and "copy out" on one track per worker thread,
+   * and the whole call on a "dispatch" track; the file is rewritten after each call
+   * and opens in Perfetto. Tracing waits for a GPU's stream between phases, so it
+   * shows where time goes at the price of overlap. The environment variable
+   * NEML2_TRACE sets the path for every model at construction.
+   */
+  void set_trace(const std::string & path)
+  {
+    _s->trace = path.empty() ? nullptr : std::make_unique<detail::Trace>(path);
+  }
 
   /// @brief Install (or clear, with an empty function) the per-chunk hook. @see ChunkHook
   void set_chunk_hook(ChunkHook hook) { _s->hook = std::move(hook); }
@@ -167,6 +184,7 @@ private:
     std::vector<std::map<std::string, std::pair<const void *, int64_t>>> synced;
     DispatchInfo info;
     ChunkHook hook;
+    std::unique_ptr<detail::Trace> trace;
   };
 
   /// Refresh each device's parameter copies whose master tensor changed since the last call.
@@ -206,6 +224,65 @@ private:
 
   detail::Named dispatch(Graph g, const TensorMap & inputs, const TensorMap * extra = nullptr)
   {
+    detail::Trace * trace = _s->trace.get();
+    if (!trace)
+      return dispatch_impl(g, inputs, extra);
+    const double t0 = trace->now_us();
+    try
+    {
+      auto out = dispatch_impl(g, inputs, extra);
+      trace->add_call(graph_name(g), t0, trace->now_us(), _s->info.chunks);
+      trace->flush();
+      return out;
+    }
+    catch (const Exception &)
+    {
+      trace->add_call(graph_name(g), t0, trace->now_us(), _s->info.chunks);
+      try
+      {
+        trace->flush();
+      }
+      catch (const Exception &)
+      {
+        // The dispatch error is the one to report.
+      }
+      throw;
+    }
+  }
+
+  /// One chunk on @p model: the graph's returns, with its phases traced when tracing is on.
+  std::vector<at::Tensor> run_chunk(const Model & model, const detail::Call & call,
+                                    std::size_t ordinal, int64_t begin, int64_t end,
+                                    Gather * gather)
+  {
+    detail::Trace * trace = _s->trace.get();
+    if (!trace)
+    {
+      auto returns = model.run(call, begin, end);
+      if (gather)
+        gather->add(ordinal, begin, end, returns);
+      return returns;
+    }
+    const at::Device & dev = model.device();
+    const double t0 = trace->now_us();
+    const auto args = model.stage(call, begin, end);
+    detail::sync_stream(dev);
+    const double t1 = trace->now_us();
+    auto returns = model.execute(call, args, begin, end);
+    detail::sync_stream(dev);
+    const double t2 = trace->now_us();
+    trace->add("copy in", dev, t0, t1, begin, end, ordinal);
+    trace->add("compute", dev, t1, t2, begin, end, ordinal);
+    if (gather)
+    {
+      gather->add(ordinal, begin, end, returns);
+      trace->add("copy out", dev, t2, trace->now_us(), begin, end, ordinal);
+    }
+    return returns;
+  }
+
+  detail::Named dispatch_impl(Graph g, const TensorMap & inputs, const TensorMap * extra)
+  {
     const Meta & m = meta();
     return guard([&m] { return detail::who(m); },
                  [&]
@@ -234,7 +311,8 @@ private:
                        _s->info.short_circuit = true;
                        if (_s->hook)
                          _s->hook(first.device(), 0, 0, call.batch);
-                       return detail::finish(call, first.run(call, 0, call.batch));
+                       return detail::finish(call,
+                                             run_chunk(first, call, 0, 0, call.batch, nullptr));
                      }
                      bool gpu = false;
                      for (const auto & model : _s->models)
@@ -251,7 +329,7 @@ private:
                            {
                              if (_s->hook)
                                _s->hook(model.device(), ordinal, begin, end);
-                             gather.add(ordinal, begin, end, model.run(call, begin, end));
+                             run_chunk(model, call, ordinal, begin, end, &gather);
                            }
                            catch (...)
                            {

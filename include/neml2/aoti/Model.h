@@ -188,6 +188,15 @@ public:
    */
   std::vector<at::Tensor> run(const detail::Call & call, int64_t begin, int64_t end) const
   {
+    return execute(call, stage(call, begin, end), begin, end);
+  }
+
+  /**
+   * @brief The first half of run(): the positional arguments for rows [begin, end),
+   * sliced, moved to this device and made contiguous, parameters included.
+   */
+  std::vector<at::Tensor> stage(const detail::Call & call, int64_t begin, int64_t end) const
+  {
     const c10::DeviceGuard device_guard(_device);
     std::vector<at::Tensor> args;
     args.reserve(call.args.size());
@@ -199,6 +208,16 @@ public:
       else
         args.push_back(detail::chunk_arg(call, i, begin, end, _device));
     }
+    return args;
+  }
+
+  /// @brief The second half of run(): the graph on staged arguments, returns checked.
+  std::vector<at::Tensor> execute(const detail::Call & call,
+                                  const std::vector<at::Tensor> & args,
+                                  int64_t begin,
+                                  int64_t end) const
+  {
+    const c10::DeviceGuard device_guard(_device);
     void * stream = nullptr;
     if (_device.is_cuda())
     {
