@@ -6,6 +6,7 @@
 #include "neml2/aoti/Exception.h"
 #include "neml2/aoti/Model.h"
 #include "neml2/aoti/load_model.h"
+#include "neml2/aoti/schedulers/AdaptiveHybrid.h"
 #include "neml2/aoti/schedulers/MPISimple.h"
 #include "neml2/aoti/schedulers/Simple.h"
 #include "neml2/aoti/schedulers/StaticHybrid.h"

@@ -7,6 +7,7 @@
 
 #include "neml2/aoti/AnyDispatchedModel.h"
 #include "neml2/aoti/DispatchedModel.h"
+#include "neml2/aoti/schedulers/AdaptiveHybrid.h"
 #include "neml2/aoti/schedulers/MPISimple.h"
 #include "neml2/aoti/schedulers/Scheduler.h"
 #include "neml2/aoti/schedulers/Simple.h"
@@ -33,7 +34,7 @@ load_model(const std::string & path, const std::string & name)
 /**
  * @brief Load a compiled model dispatched by @p scheduler; the scheduler's type
  * picks the execution policy (SyncPolicy for Simple and MPISimple, AsyncPolicy
- * for StaticHybrid).
+ * for StaticHybrid and AdaptiveHybrid).
  *
  * @code
  * auto sched = std::make_shared<SimpleScheduler>(SimpleScheduler::Config{"cuda", 4096});
@@ -76,6 +77,7 @@ load_model(const std::string & path, const std::string & name, std::shared_ptr<S
     throw FatalError("load_model: the scheduler is null");
   std::unique_ptr<AnyDispatchedModel> out;
   if (detail::try_load<StaticHybrid>(path, name, scheduler, out) ||
+      detail::try_load<AdaptiveHybrid>(path, name, scheduler, out) ||
       detail::try_load<Simple>(path, name, scheduler, out) ||
       detail::try_load<MPISimple>(path, name, scheduler, out))
     return std::move(*out);
