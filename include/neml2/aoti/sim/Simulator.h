@@ -1,0 +1,514 @@
+// A virtual-time simulator of devices, to evaluate schedulers without devices or models.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "neml2/aoti/Exception.h"
+#include "neml2/aoti/schedulers/Scheduler.h"
+#include "neml2/aoti/schedulers/StaticHybrid.h"
+
+/// @brief Scheduling in virtual time: simulated devices, no models, no threads.
+namespace neml2::aoti::sim
+{
+/**
+ * @brief A simulated device: what one chunk of n points costs.
+ *
+ * Alone on the device, a chunk takes
+ * `latency + transfer_latency + max(n, knee) * seconds_per_point + n * transfer_seconds_per_point`:
+ * a fixed cost per call, a device that is not full below `knee` points, and
+ * copies that grow with the chunk. Chunks run on `lanes` worker lanes (as
+ * AsyncPolicy gives a GPU two); when k lanes are busy, the device does
+ * `1 + (lane_speedup - 1) (k - 1) / (lanes - 1)` times the work of one lane
+ * (copies overlapping compute), shared evenly among them.
+ *
+ * @code
+ * sim::Device gpu;
+ * gpu.name = "cuda:0";
+ * gpu.latency = 40e-6;
+ * gpu.seconds_per_point = 0.5e-9;
+ * gpu.knee = 65536;
+ * gpu.transfer_seconds_per_point = 4e-9;
+ * gpu.lanes = 2;
+ * gpu.lane_speedup = 1.6;
+ * @endcode
+ */
+struct Device
+{
+  std::string name = "cpu";     ///< for reports, e.g. "cpu" or "cuda:0"
+  double latency = 0;           ///< seconds per chunk: launch and synchronisation
+  double seconds_per_point = 0; ///< compute seconds per point on a full device
+  int64_t knee = 0;             ///< points below which a chunk costs as much as knee points
+  double transfer_latency = 0;  ///< seconds per chunk for the copies (0 on the CPU)
+  double transfer_seconds_per_point = 0; ///< copy seconds per point, both directions
+  std::size_t lanes = 1;                 ///< chunks that can run at once
+  double lane_speedup = 1;               ///< work done with every lane busy, relative to one lane
+  double noise = 0;          ///< each chunk's time is scaled by a factor in [1 - noise, 1 + noise]
+  double outlier_rate = 0;   ///< fraction of chunks that take outlier_factor times longer
+  double outlier_factor = 1; ///< slowdown of an outlier chunk
+  double cold_seconds = 0;   ///< extra time of the first chunk the device runs (warm-up)
+
+  /// @brief A chunk's time alone on the device, without noise or warm-up.
+  double seconds(int64_t n) const
+  {
+    return latency + transfer_latency + double(std::max(n, knee)) * seconds_per_point +
+           double(n) * transfer_seconds_per_point;
+  }
+
+  /// @brief The device's work rate with @p k chunks running, relative to one lane.
+  double speedup(std::size_t k) const
+  {
+    if (lanes <= 1 || k <= 1)
+      return 1;
+    const double busy = double(std::min(k, lanes) - 1) / double(lanes - 1);
+    return 1 + (lane_speedup - 1) * busy;
+  }
+};
+
+/// @brief One chunk of a simulated dispatch.
+struct Chunk
+{
+  std::size_t device; ///< index into the scheduler's devices
+  int64_t begin;      ///< first row
+  int64_t size;       ///< points
+  double start;       ///< virtual seconds since the dispatch began
+  double end;         ///< virtual seconds since the dispatch began
+  bool outlier;       ///< slowed down by Device::outlier_factor
+};
+
+/// @brief What one simulated dispatch did.
+struct Run
+{
+  int64_t batch = 0;              ///< points dispatched
+  double seconds = 0;             ///< virtual time until the last chunk ended
+  std::vector<Chunk> chunks;      ///< in dispatch order
+  std::vector<int64_t> points;    ///< points run per device
+  std::vector<int64_t> peak_load; ///< most points in flight per device
+  std::vector<double> finished;   ///< when each device ran its last chunk (0: none)
+
+  /// @brief Points per virtual second.
+  double throughput() const { return seconds > 0 ? double(batch) / seconds : 0; }
+};
+
+/**
+ * @brief StaticHybrid's greedy rule (Scheduler::next) over devices that need
+ * not exist: the configuration is validated for sizes only, devices are counted.
+ */
+class VirtualStaticHybrid : public Scheduler
+{
+public:
+  /// @brief Required by the execution policies' checks; the simulator is asynchronous.
+  static constexpr bool asynchronous = true;
+
+  /// @brief Use @p config's chunk sizes, capacities and priorities; its device strings are names
+  /// only.
+  explicit VirtualStaticHybrid(const StaticHybrid::Config & config)
+  {
+    const std::size_t n = config.devices.size();
+    if (n == 0)
+      throw FatalError("sim::VirtualStaticHybrid: devices is empty");
+    const auto spread = [n](const std::vector<int64_t> & v, int64_t fill, const char * field)
+    {
+      if (v.empty())
+        return std::vector<int64_t>(n, fill);
+      if (v.size() == 1)
+        return std::vector<int64_t>(n, v.front());
+      if (v.size() != n)
+        throw FatalError(std::string("sim::VirtualStaticHybrid: ") + field + " has " +
+                         std::to_string(v.size()) + " entries; expected 1 or " + std::to_string(n));
+      return v;
+    };
+    _devices.assign(n, at::Device(at::kCPU));
+    _batch_sizes = spread(config.batch_sizes, 0, "batch_sizes");
+    _capacities = spread(config.capacities, 0, "capacities");
+    _priorities = spread(config.priorities, 0, "priorities");
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      if (_batch_sizes[i] <= 0)
+        throw FatalError("sim::VirtualStaticHybrid: batch_sizes[" + std::to_string(i) +
+                         "] must be > 0");
+      if (config.capacities.empty())
+        _capacities[i] = 2 * _batch_sizes[i];
+    }
+  }
+
+  /// @copydoc Scheduler::name
+  std::string name() const override { return "sim::VirtualStaticHybrid"; }
+};
+
+/**
+ * @brief Runs schedulers against simulated devices in virtual time.
+ *
+ * It drives a scheduler exactly as AsyncPolicy does: `begin`, then `next`
+ * until it declines or the batch is assigned, then the earliest completion is
+ * reported through `observe` and the loop repeats. Chunks go round-robin to
+ * their device's lanes; a lane runs its chunks in order. The same devices,
+ * seed and scheduler decisions give the same run, on every platform.
+ *
+ * Device i of the scheduler is `devices[i]` of the simulator. Warm-up
+ * (Device::cold_seconds) is paid once per device over the simulator's life,
+ * like a process's first call.
+ *
+ * @code
+ * sim::Simulator s({cpu, gpu});
+ * AdaptiveHybrid::Config cfg;
+ * cfg.devices = {"cpu", "cuda:0"};
+ * cfg.virtual_devices = true;
+ * AdaptiveHybrid sched(cfg);
+ * for (int call = 0; call < 5; ++call)
+ *   std::cout << s.run(sched, 1 << 24).throughput() << "\n";
+ * @endcode
+ */
+class Simulator
+{
+public:
+  /// @brief Simulate @p devices; @p seed drives the noise and the outliers.
+  explicit Simulator(std::vector<Device> devices, std::uint64_t seed = 1)
+      : _devices(std::move(devices)),
+        _warm(_devices.size(), false),
+        _rng(seed)
+  {
+    if (_devices.empty())
+      throw FatalError("sim::Simulator: no devices");
+    for (std::size_t i = 0; i < _devices.size(); ++i)
+      if (_devices[i].lanes == 0 || _devices[i].lane_speedup <= 0 || _devices[i].seconds(1) <= 0 ||
+          _devices[i].noise < 0 || _devices[i].noise >= 1)
+        throw FatalError(
+            "sim::Simulator: devices[" + std::to_string(i) +
+            "] needs lanes >= 1, lane_speedup > 0, a positive cost and 0 <= noise < 1");
+  }
+
+  /// @brief The simulated devices.
+  const std::vector<Device> & devices() const { return _devices; }
+
+  /**
+   * @brief Dispatch @p batch points through @p scheduler.
+   * @param client the id passed to Scheduler::begin (as one execution policy would)
+   * @throws FatalError when the scheduler assigns a device it does not have, an
+   *         empty or oversized chunk, or nothing while every device is idle
+   */
+  template <class S> Run run(const S & scheduler, int64_t batch, std::uint64_t client = 1)
+  {
+    const std::size_t n = scheduler.devices().size();
+    if (n != _devices.size())
+      throw FatalError("sim::Simulator: the scheduler has " + std::to_string(n) +
+                       " devices, the simulator " + std::to_string(_devices.size()));
+    struct Active
+    {
+      std::size_t chunk; // index into run.chunks
+      double work;       // seconds left at one lane's rate
+    };
+    Run run;
+    run.batch = batch;
+    run.points.assign(n, 0);
+    run.peak_load.assign(n, 0);
+    run.finished.assign(n, 0);
+    std::vector<std::vector<std::deque<Active>>> lanes(n);
+    std::vector<std::size_t> next_lane(n, 0);
+    for (std::size_t d = 0; d < n; ++d)
+      lanes[d].resize(_devices[d].lanes);
+    std::vector<int64_t> load(n, 0);
+    std::size_t in_flight = 0;
+    int64_t offset = 0;
+    double now = 0;
+
+    scheduler.begin(client, batch);
+    while (true)
+    {
+      while (offset < batch)
+      {
+        const std::optional<Assignment> a = scheduler.next(load, batch - offset);
+        if (!a)
+          break;
+        if (a->device >= n || a->size < 1 || a->size > batch - offset)
+          throw FatalError("sim::Simulator: " + scheduler.name() + " assigned " +
+                           std::to_string(a->size) + " points to device " +
+                           std::to_string(a->device) + " with " + std::to_string(batch - offset) +
+                           " left");
+        const std::size_t d = a->device;
+        run.chunks.push_back({d, offset, a->size, now, now, false});
+        auto & lane = lanes[d][next_lane[d]++ % lanes[d].size()];
+        lane.push_back({run.chunks.size() - 1, cost(d, a->size, run.chunks.back().outlier)});
+        if (lane.size() == 1)
+          run.chunks.back().start = now;
+        load[d] += a->size;
+        run.peak_load[d] = std::max(run.peak_load[d], load[d]);
+        offset += a->size;
+        ++in_flight;
+      }
+      if (in_flight == 0)
+      {
+        if (offset < batch)
+          throw FatalError("sim::Simulator: " + scheduler.name() + " assigned nothing with " +
+                           std::to_string(batch - offset) + " points left and every device idle");
+        break;
+      }
+      // The next completion: running chunks share their device's rate.
+      double dt = std::numeric_limits<double>::infinity();
+      std::size_t done_dev = 0, done_lane = 0;
+      for (std::size_t d = 0; d < n; ++d)
+      {
+        const double rate = device_rate(d, lanes[d]);
+        for (std::size_t l = 0; l < lanes[d].size(); ++l)
+          if (!lanes[d][l].empty())
+          {
+            const double t = lanes[d][l].front().work / rate;
+            if (t < dt)
+            {
+              dt = t;
+              done_dev = d;
+              done_lane = l;
+            }
+          }
+      }
+      for (std::size_t d = 0; d < n; ++d)
+      {
+        const double rate = device_rate(d, lanes[d]);
+        for (auto & lane : lanes[d])
+          if (!lane.empty())
+            lane.front().work -= dt * rate;
+      }
+      now += dt;
+      auto & lane = lanes[done_dev][done_lane];
+      Chunk & c = run.chunks[lane.front().chunk];
+      lane.pop_front();
+      c.end = now;
+      if (!lane.empty())
+        run.chunks[lane.front().chunk].start = now;
+      load[done_dev] -= c.size;
+      run.points[done_dev] += c.size;
+      run.finished[done_dev] = now;
+      --in_flight;
+      scheduler.observe(Completion{done_dev, c.size, c.start, c.end});
+    }
+    run.seconds = now;
+    return run;
+  }
+
+  /**
+   * @brief The best time of device @p d alone on @p batch points, without noise
+   * or warm-up: the whole batch split into equal chunks over its lanes, the
+   * best of 1 to 64 chunks (the baseline of "sum of single-device throughputs").
+   */
+  double alone_seconds(std::size_t d, int64_t batch) const
+  {
+    const Device & dev = _devices.at(d);
+    double best = std::numeric_limits<double>::infinity();
+    for (int64_t k = 1; k <= 64 && k <= batch; k *= 2)
+    {
+      // k equal chunks, round-robin over the lanes, every lane busy until the last round.
+      const int64_t chunk = (batch + k - 1) / k;
+      const std::size_t lanes = std::min<std::size_t>(dev.lanes, std::size_t(k));
+      const double rounds = std::ceil(double(k) / double(lanes));
+      const double per_round = dev.seconds(chunk) * double(lanes) / dev.speedup(lanes);
+      best = std::min(best, rounds * per_round);
+    }
+    return best;
+  }
+
+  /// @brief Sum over devices of batch / alone_seconds: the ideal co-execution throughput.
+  double sum_of_alone_throughputs(int64_t batch) const
+  {
+    double sum = 0;
+    for (std::size_t d = 0; d < _devices.size(); ++d)
+      sum += double(batch) / alone_seconds(d, batch);
+    return sum;
+  }
+
+  /**
+   * @brief A bound on any scheduler: the time, without noise or warm-up, when
+   * every device gets one round of equal chunks (one per lane) sized so that
+   * all devices finish together. Chunking finer only adds fixed costs.
+   */
+  double balanced_seconds(int64_t batch) const
+  {
+    // Time of device d on n points in one round over its best number of lanes.
+    const auto round = [&](std::size_t d, int64_t n)
+    {
+      const Device & dev = _devices[d];
+      double best = std::numeric_limits<double>::infinity();
+      for (std::size_t l = 1; l <= dev.lanes && int64_t(l) <= n; ++l)
+        best = std::min(best, dev.seconds((n + int64_t(l) - 1) / int64_t(l)) * double(l) /
+                                  dev.speedup(l));
+      return best;
+    };
+    // Points device d finishes by T (the most n with round(d, n) <= T).
+    const auto points = [&](std::size_t d, double T)
+    {
+      int64_t lo = 0, hi = batch;
+      while (lo < hi)
+      {
+        const int64_t mid = lo + (hi - lo + 1) / 2;
+        if (round(d, mid) <= T)
+          lo = mid;
+        else
+          hi = mid - 1;
+      }
+      return lo;
+    };
+    double lo = 0, hi = std::numeric_limits<double>::infinity();
+    for (std::size_t d = 0; d < _devices.size(); ++d)
+      hi = std::min(hi, round(d, batch));
+    for (int it = 0; it < 100; ++it)
+    {
+      const double T = 0.5 * (lo + hi);
+      int64_t sum = 0;
+      for (std::size_t d = 0; d < _devices.size() && sum < batch; ++d)
+        sum += points(d, T);
+      (sum >= batch ? hi : lo) = T;
+    }
+    return hi;
+  }
+
+private:
+  /// Seconds a chunk of @p size needs at one lane's rate, with noise, outliers and warm-up.
+  double cost(std::size_t d, int64_t size, bool & outlier)
+  {
+    const Device & dev = _devices[d];
+    double t = dev.seconds(size);
+    if (dev.noise > 0)
+      t *= 1 + dev.noise * (2 * uniform() - 1);
+    outlier = dev.outlier_rate > 0 && uniform() < dev.outlier_rate;
+    if (outlier)
+      t *= dev.outlier_factor;
+    if (!_warm[d])
+    {
+      t += dev.cold_seconds;
+      _warm[d] = true;
+    }
+    return t;
+  }
+
+  /// Work per second of each running chunk on device @p d.
+  template <class Lanes> double device_rate(std::size_t d, const Lanes & lanes) const
+  {
+    std::size_t busy = 0;
+    for (const auto & l : lanes)
+      busy += !l.empty();
+    return busy == 0 ? 1 : _devices[d].speedup(busy) / double(busy);
+  }
+
+  /// A uniform number in [0, 1) from splitmix64: the same sequence on every platform.
+  double uniform()
+  {
+    std::uint64_t z = (_rng += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return double(z >> 11) * 0x1.0p-53;
+  }
+
+  std::vector<Device> _devices;
+  std::vector<bool> _warm;
+  std::uint64_t _rng;
+};
+/**
+ * @brief Illustrative device profiles for tests and benchmarks: plausible
+ * orders of magnitude for a many-core CPU and a data-centre GPU on the two
+ * benchmark models, not measurements. Chunk times vary by 1% (noise); the
+ * first chunk a device runs pays a warm-up (5 ms on the CPU, 50 ms on a GPU).
+ */
+namespace profiles
+{
+/// @brief CPU on a memory-bound model (elastic): 1 ns per point, not full below 16k points.
+inline Device
+cpu_memory_bound()
+{
+  Device d;
+  d.name = "cpu";
+  d.latency = 20e-6;
+  d.seconds_per_point = 1e-9;
+  d.knee = 16384;
+  d.noise = 0.01;
+  d.cold_seconds = 5e-3;
+  return d;
+}
+
+/**
+ * @brief GPU on a memory-bound model, CPU-resident data: copies dominate
+ * (4 ns per point); two lanes overlap copies with compute (1.8x).
+ * @param slowdown multiplies the per-point costs (skewed devices)
+ * @param index the N of its "cuda:N" name
+ */
+inline Device
+gpu_memory_bound(double slowdown = 1, int index = 0)
+{
+  Device d;
+  d.name = "cuda:" + std::to_string(index);
+  d.latency = 30e-6;
+  d.seconds_per_point = 0.05e-9 * slowdown;
+  d.knee = 262144;
+  d.transfer_latency = 20e-6;
+  d.transfer_seconds_per_point = 4e-9 * slowdown;
+  d.lanes = 2;
+  d.lane_speedup = 1.8;
+  d.noise = 0.01;
+  d.cold_seconds = 50e-3;
+  return d;
+}
+
+/// @brief CPU on a compute-bound model (viscoplastic, Newton solve): 100 ns per point.
+inline Device
+cpu_compute_bound()
+{
+  Device d;
+  d.name = "cpu";
+  d.latency = 30e-6;
+  d.seconds_per_point = 100e-9;
+  d.knee = 4096;
+  d.noise = 0.01;
+  d.cold_seconds = 5e-3;
+  return d;
+}
+
+/**
+ * @brief GPU on a compute-bound model: 1.5 ns per point of compute plus 4 ns
+ * of copies, 200 us per call (the Newton loop's launches), full from 128k points.
+ * @param slowdown multiplies the per-point costs (skewed devices)
+ * @param index the N of its "cuda:N" name
+ */
+inline Device
+gpu_compute_bound(double slowdown = 1, int index = 0)
+{
+  Device d;
+  d.name = "cuda:" + std::to_string(index);
+  d.latency = 200e-6;
+  d.seconds_per_point = 1.5e-9 * slowdown;
+  d.knee = 131072;
+  d.transfer_latency = 20e-6;
+  d.transfer_seconds_per_point = 4e-9 * slowdown;
+  d.lanes = 2;
+  d.lane_speedup = 1.5;
+  d.noise = 0.01;
+  d.cold_seconds = 50e-3;
+  return d;
+}
+
+/// @brief Slowdowns of GPUs 0..7 in the skewed scenarios (0.3x to 2x the per-point cost).
+inline const std::vector<double> &
+skew()
+{
+  static const std::vector<double> s{1, 0.5, 2, 0.75, 1.5, 0.3, 1, 0.6};
+  return s;
+}
+
+/// @brief 1 CPU + @p gpus skewed GPUs, memory bound (@p compute_bound false) or compute bound.
+inline std::vector<Device>
+hybrid(std::size_t gpus, bool compute_bound)
+{
+  std::vector<Device> out{compute_bound ? cpu_compute_bound() : cpu_memory_bound()};
+  for (std::size_t k = 0; k < gpus; ++k)
+  {
+    const double f = skew()[k % skew().size()];
+    out.push_back(compute_bound ? gpu_compute_bound(f, int(k)) : gpu_memory_bound(f, int(k)));
+  }
+  return out;
+}
+} // namespace profiles
+} // namespace neml2::aoti::sim
