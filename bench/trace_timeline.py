@@ -1,7 +1,7 @@
 """Draw a dispatch trace (NEML2_TRACE=trace.json) as a timeline PNG: one row per worker
 track, one bar per chunk phase (copy in, compute, copy out).
 
-    python bench/trace_timeline.py trace.json timeline.png [--last-call]
+    python bench/trace_timeline.py trace.json timeline.png [--call N]
 
 The same JSON opens in Perfetto (ui.perfetto.dev) or chrome://tracing.
 """
@@ -20,7 +20,8 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("trace", type=Path)
     p.add_argument("png", type=Path)
-    p.add_argument("--last-call", action="store_true", help="only the last dispatch")
+    p.add_argument("--call", type=int, default=None,
+                   help="only the N-th dispatch (0-based; negative counts from the end)")
     args = p.parse_args()
     try:
         import matplotlib
@@ -33,12 +34,11 @@ def main() -> None:
     events = json.loads(args.trace.read_text())["traceEvents"]
     names = {e["tid"]: e["args"]["name"] for e in events if e.get("ph") == "M"}
     spans = [e for e in events if e.get("ph") == "X"]
-    if args.last_call:
-        calls = [e for e in spans if e["cat"] == "dispatch"]
-        if calls:
-            last = calls[-1]
-            lo, hi = last["ts"], last["ts"] + last["dur"]
-            spans = [e for e in spans if lo <= e["ts"] <= hi]
+    if args.call is not None:
+        calls = sorted((e for e in spans if e["cat"] == "dispatch"), key=lambda e: e["ts"])
+        pick = calls[args.call]
+        lo, hi = pick["ts"], pick["ts"] + pick["dur"]
+        spans = [e for e in spans if lo <= e["ts"] <= hi]
     if not spans:
         sys.exit(f"{args.trace}: no events")
     t0 = min(e["ts"] for e in spans)

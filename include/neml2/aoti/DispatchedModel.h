@@ -120,13 +120,13 @@ public:
    *
    * Per chunk: "copy in", "compute" and "copy out" on one track per worker thread,
    * and the whole call on a "dispatch" track; the file is rewritten after each call
-   * and opens in Perfetto. Tracing waits for a GPU's stream between phases, so it
+   * and opens in Perfetto. Models tracing to the same path share one file. Tracing waits for a GPU's stream between phases, so it
    * shows where time goes at the price of overlap. The environment variable
    * NEML2_TRACE sets the path for every model at construction.
    */
   void set_trace(const std::string & path)
   {
-    _s->trace = path.empty() ? nullptr : std::make_unique<detail::Trace>(path);
+    _s->trace = path.empty() ? nullptr : detail::Trace::open(path);
   }
 
   /// @brief Install (or clear, with an empty function) the per-chunk hook. @see ChunkHook
@@ -184,7 +184,7 @@ private:
     std::vector<std::map<std::string, std::pair<const void *, int64_t>>> synced;
     DispatchInfo info;
     ChunkHook hook;
-    std::unique_ptr<detail::Trace> trace;
+    std::shared_ptr<detail::Trace> trace;
   };
 
   /// Refresh each device's parameter copies whose master tensor changed since the last call.

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -35,6 +36,20 @@ public:
 
   /// Record into @p path (written by flush()).
   explicit Trace(std::string path) : _path(std::move(path)), _origin(clock::now()) {}
+
+  /// The trace recording into @p path, shared by every model that traces to that file
+  /// (so one file holds all of them, on one clock).
+  static std::shared_ptr<Trace> open(const std::string & path)
+  {
+    static std::mutex registry_mutex;
+    static std::map<std::string, std::weak_ptr<Trace>> registry;
+    const std::lock_guard<std::mutex> lock(registry_mutex);
+    if (auto t = registry[path].lock())
+      return t;
+    auto t = std::make_shared<Trace>(path);
+    registry[path] = t;
+    return t;
+  }
 
   /// Microseconds since this trace started.
   double now_us() const
