@@ -189,6 +189,8 @@ public:
 
   /**
    * @brief Dispatch @p batch points through @p scheduler.
+   * @param scheduler the scheduler under test; its devices must match devices() in number
+   * @param batch points in the whole dispatch
    * @param client the id passed to Scheduler::begin (as one execution policy would)
    * @throws FatalError when the scheduler assigns a device it does not have, an
    *         empty or oversized chunk, or nothing while every device is idle
