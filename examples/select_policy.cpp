@@ -4,6 +4,7 @@
 //
 //   select_policy aoti/model_aoti.i --scheduler simple --devices cpu --batch-sizes 4096
 //   select_policy aoti/model_aoti.i --scheduler hybrid --devices cpu,cuda:0 --batch-sizes 512,4096
+//   select_policy aoti/model_aoti.i --scheduler adaptive --devices cpu,cuda:0
 //
 // Exit status: 0 when the dispatched result equals the undispatched call, 1 on a library
 // error or a mismatch, 2 on a command-line error (one line on stderr).
@@ -11,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -31,10 +33,13 @@ options:
   --model NAME            model block name in the stub (default: model)
   --scheduler KIND        simple        one device, chunks on the calling thread (default)
                           async-simple  one device, chunks on worker threads (copies overlap compute)
-                          hybrid        several devices at once (StaticHybrid)
+                          hybrid        several devices at once, chunk sizes given (StaticHybrid)
+                          adaptive      several devices at once, chunk sizes learned (AdaptiveHybrid)
   --devices D[,D...]      cpu, cuda or cuda:N (default: cpu)
-  --batch-sizes N[,N...]  points per chunk, one per device or one for all (default: 4096)
-  --capacities N[,N...]   points in flight per device (default: 2 x batch size)
+  --batch-sizes N[,N...]  points per chunk, one per device or one for all (default: 4096);
+                          for adaptive, the largest chunk (default: no bound)
+  --capacities N[,N...]   points in flight per device (default: 2 x batch size);
+                          for adaptive, the memory limit in points (default: no bound)
   --points N              points in the batch (default: 100000)
   -h, --help              print this help
 )";
@@ -52,6 +57,7 @@ struct Options
   std::string scheduler = "simple";
   std::vector<std::string> devices{"cpu"};
   std::vector<int64_t> batch_sizes{4096};
+  bool batch_sizes_given = false;
   std::vector<int64_t> capacities;
   int64_t points = 100000;
 };
@@ -138,7 +144,10 @@ parse(int argc, char ** argv)
     else if (arg == "--devices")
       o.devices = split_list(arg, value);
     else if (arg == "--batch-sizes")
+    {
       o.batch_sizes = to_integers(arg, value);
+      o.batch_sizes_given = true;
+    }
     else if (arg == "--capacities")
       o.capacities = to_integers(arg, value);
     else if (arg == "--points")
@@ -148,13 +157,15 @@ parse(int argc, char ** argv)
   }
   if (o.stub.empty())
     throw UsageError{"missing STUB, the <model>_aoti.i written by neml2-compile (see --help)"};
-  if (o.scheduler != "simple" && o.scheduler != "async-simple" && o.scheduler != "hybrid")
-    throw UsageError{"--scheduler: expected simple, async-simple or hybrid, got '" + o.scheduler +
-                     "'"};
-  if (o.scheduler != "hybrid" && o.devices.size() != 1)
+  if (o.scheduler != "simple" && o.scheduler != "async-simple" && o.scheduler != "hybrid" &&
+      o.scheduler != "adaptive")
+    throw UsageError{"--scheduler: expected simple, async-simple, hybrid or adaptive, got '" +
+                     o.scheduler + "'"};
+  const bool several = o.scheduler == "hybrid" || o.scheduler == "adaptive";
+  if (!several && o.devices.size() != 1)
     throw UsageError{"--scheduler " + o.scheduler + " drives one device, got " +
-                     std::to_string(o.devices.size()) + ": use --scheduler hybrid"};
-  if (o.scheduler != "hybrid" && (o.batch_sizes.size() != 1 || o.capacities.size() > 1))
+                     std::to_string(o.devices.size()) + ": use --scheduler hybrid or adaptive"};
+  if (!several && (o.batch_sizes.size() != 1 || o.capacities.size() > 1))
     throw UsageError{"--scheduler " + o.scheduler +
                      " takes one batch size and at most one capacity"};
   if (o.points < 0)
@@ -163,11 +174,10 @@ parse(int argc, char ** argv)
 }
 
 /**
- * The model under the chosen policy. Simple and StaticHybrid go through load_model with
- * the scheduler known only as a Scheduler; an execution policy other than the scheduler's
- * default (AsyncPolicy<Simple>) is named by constructing its DispatchedModel.
- * Scheduler configuration errors (a bad device, a capacity below its batch size) are
- * FatalErrors thrown here.
+ * The model under the chosen policy. Simple, StaticHybrid and AdaptiveHybrid go through
+ * load_model with the scheduler known only as a Scheduler; an execution policy other than the
+ * scheduler's default (AsyncPolicy<Simple>) is named by constructing its DispatchedModel. Scheduler
+ * configuration errors (a bad device, a capacity below its batch size) are FatalErrors thrown here.
  */
 std::pair<AnyDispatchedModel, std::shared_ptr<Scheduler>>
 load(const Options & o)
@@ -179,6 +189,16 @@ load(const Options & o)
     cfg.batch_sizes = o.batch_sizes;
     cfg.capacities = o.capacities;
     std::shared_ptr<Scheduler> s = std::make_shared<StaticHybridScheduler>(cfg);
+    return {load_model(o.stub, o.model, s), s};
+  }
+  if (o.scheduler == "adaptive")
+  {
+    AdaptiveHybridScheduler::Config cfg;
+    cfg.devices = o.devices;
+    if (o.batch_sizes_given)
+      cfg.max_chunks = o.batch_sizes;
+    cfg.memory_limits = o.capacities;
+    std::shared_ptr<Scheduler> s = std::make_shared<AdaptiveHybridScheduler>(cfg);
     return {load_model(o.stub, o.model, s), s};
   }
   const auto s = std::make_shared<SimpleScheduler>(SimpleScheduler::Config{
@@ -208,9 +228,16 @@ main(int argc, char ** argv)
     auto [model, scheduler] = load(o);
     std::printf("%s (%s), model '%s':", scheduler->name().c_str(),
                 model.asynchronous() ? "asynchronous" : "synchronous", o.model.c_str());
+    // 0 and the largest int64_t mean "no bound" in the scheduler's lists.
+    const auto bound = [](int64_t n)
+    {
+      return n == 0 || n == std::numeric_limits<int64_t>::max() ? std::string("any")
+                                                                : std::to_string(n);
+    };
     for (std::size_t d = 0; d < scheduler->devices().size(); ++d)
-      std::printf(" %s[batch %lld, capacity %lld]", scheduler->devices()[d].str().c_str(),
-                  (long long)scheduler->batch_sizes()[d], (long long)scheduler->capacities()[d]);
+      std::printf(" %s[batch %s, capacity %s]", scheduler->devices()[d].str().c_str(),
+                  bound(scheduler->batch_sizes()[d]).c_str(),
+                  bound(scheduler->capacities()[d]).c_str());
     std::printf("\n");
 
     // Random inputs for every input the model declares, on the CPU.
