@@ -281,6 +281,23 @@ TEST_CASE("adaptive chunks cover every batch and respect the bounds", "[adaptive
     }
 }
 
+TEST_CASE("adaptive chunks of a fixed size when min_chunk = max_chunks", "[adaptive][sim]")
+{
+  sim::Simulator s(sim::profiles::hybrid(2, true));
+  AdaptiveHybrid::Config cfg;
+  cfg.min_chunk = 10;
+  cfg.max_chunks = {10};
+  const AdaptiveHybrid a = adaptive_for(s, cfg);
+  for (const int64_t batch : {int64_t(5), int64_t(40), int64_t(12345)})
+    for (int call = 0; call < 3; ++call)
+    {
+      const sim::Run r = s.run(a, batch);
+      check_coverage(r);
+      for (const auto & c : r.chunks)
+        CHECK((c.size == 10 || c.begin + c.size == batch));
+    }
+}
+
 TEST_CASE("adaptive scheduling is deterministic given the same measurements", "[adaptive][sim]")
 {
   const auto trace = []

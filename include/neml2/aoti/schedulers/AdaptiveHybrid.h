@@ -681,8 +681,9 @@ private:
       if (l.largest > 0)
         c = std::min(c, int64_t(extrapolation * double(l.largest)));
       const std::size_t depth = std::size_t(std::max(2, l.fit.concurrency + 1));
-      if (l.flights.size() < depth)
-        cap[d] = std::max<int64_t>(c, 0);
+      // No room for a chunk of min_chunk points (unless that is all there is) is no room.
+      if (l.flights.size() < depth && c >= std::min(_config.min_chunk, remaining))
+        cap[d] = c;
     }
 
     // A device whose costs are not known yet gets probes: rounds of equal chunks
