@@ -150,8 +150,31 @@ struct AnyHybridCase
     return load_model(s, "model", sched);
   }
 };
+
+/// AsyncPolicy<AdaptiveHybrid> over the CPU (and the first GPU when one is visible). A
+/// given chunk size is every chunk's (min_chunk = max_chunks), as the test bodies expect;
+/// without one, the chunks are its own.
+struct AsyncAdaptiveCase
+{
+  static constexpr bool chunked = true;
+  /// A GPU computes the same formulas with other rounding: compare to round-off there.
+  static bool exact() { return !have_cuda(); }
+  static DispatchedModel<AsyncPolicy<AdaptiveHybrid>> make(const std::string & s, int64_t chunk)
+  {
+    AdaptiveHybrid::Config cfg;
+    cfg.devices = {"cpu"};
+    if (have_cuda())
+      cfg.devices.push_back("cuda:0");
+    if (chunk > 0)
+    {
+      cfg.min_chunk = chunk;
+      cfg.max_chunks = {chunk};
+    }
+    return load_model(s, "model", std::make_shared<AdaptiveHybridScheduler>(cfg));
+  }
+};
 } // namespace neml2_test
 
 #define NEML2_ALL_POLICIES                                                                         \
   neml2_test::PassThroughCase, neml2_test::SyncSimpleCase, neml2_test::AsyncSimpleCase,            \
-      neml2_test::AsyncHybridCase, neml2_test::AnyHybridCase
+      neml2_test::AsyncHybridCase, neml2_test::AnyHybridCase, neml2_test::AsyncAdaptiveCase
