@@ -298,6 +298,16 @@ TEST_CASE("adaptive chunks of a fixed size when min_chunk = max_chunks", "[adapt
     }
 }
 
+TEST_CASE("a large min_chunk after small batches still assigns every point", "[adaptive][sim]")
+{
+  sim::Simulator s(sim::profiles::hybrid(1, false));
+  AdaptiveHybrid::Config cfg;
+  cfg.min_chunk = 5000;
+  const AdaptiveHybrid a = adaptive_for(s, cfg);
+  for (const int64_t batch : {int64_t(3), int64_t(7), int64_t(100000), int64_t(4999)})
+    check_coverage(s.run(a, batch));
+}
+
 TEST_CASE("adaptive scheduling is deterministic given the same measurements", "[adaptive][sim]")
 {
   const auto trace = []

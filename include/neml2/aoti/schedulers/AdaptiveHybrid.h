@@ -679,7 +679,7 @@ private:
       if (_memory[d] > 0)
         c = std::min(c, _memory[d] - in);
       if (l.largest > 0)
-        c = std::min(c, int64_t(extrapolation * double(l.largest)));
+        c = std::min(c, std::max(_config.min_chunk, int64_t(extrapolation * double(l.largest))));
       const std::size_t depth = std::size_t(std::max(2, l.fit.concurrency + 1));
       // No room for a chunk of min_chunk points (unless that is all there is) is no room.
       if (l.flights.size() < depth && c >= std::min(_config.min_chunk, remaining))
