@@ -34,16 +34,49 @@ def run_module(
     )
 
 
-@pytest.fixture(scope="session")
-def compiled_elastic(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """tests/aoti/elastic_promoted compiled for cpu with -d : -p : (done once per session)."""
-    out = tmp_path_factory.mktemp("aoti")
-    source = FIXTURES / "elastic_promoted" / "model.i"
+def compile_fixture(factory: pytest.TempPathFactory, name: str) -> tuple[Path, str]:
+    """tests/aoti/<name>/model.i compiled for cpu with -d : -p : into a fresh folder."""
+    out = factory.mktemp(f"aoti-{name}")
+    source = FIXTURES / name / "model.i"
     result = run_module(
         "neml2.compile", source, "--model", "model", "-d", ":", "-p", ":", "-o", out
     )
     assert result.returncode == 0, result.stderr
     return out, result.stdout
+
+
+def skip_unless_loadable(stub: Path) -> None:
+    """Load a compiled stub in a child first: see loadable_elastic."""
+    result = run_module("neml2.run", stub, "--model", "model", "--batch", "1")
+    if result.returncode < 0:
+        pytest.skip(
+            f"loading AOTInductor packages from Python kills the process here "
+            f"(signal {-result.returncode}, torch {torch.__version__}); "
+            "the same artifacts are loaded by the C++ tests"
+        )
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.fixture(scope="session")
+def compiled_elastic(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """tests/aoti/elastic_promoted compiled for cpu with -d : -p : (done once per session)."""
+    return compile_fixture(tmp_path_factory, "elastic_promoted")
+
+
+@pytest.fixture(scope="session")
+def compiled_viscoplastic(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tests/aoti/viscoplastic compiled (-d : -p :), once a child process has loaded it."""
+    out, _ = compile_fixture(tmp_path_factory, "viscoplastic")
+    skip_unless_loadable(out / "model_aoti.i")
+    return out
+
+
+@pytest.fixture(scope="session")
+def compiled_thermoelastic(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tests/aoti/thermoelastic compiled (-d : -p :), once a child process has loaded it."""
+    out, _ = compile_fixture(tmp_path_factory, "thermoelastic")
+    skip_unless_loadable(out / "model_aoti.i")
+    return out
 
 
 @pytest.fixture(scope="session")
@@ -54,13 +87,5 @@ def loadable_elastic(compiled_elastic: tuple[Path, str]) -> tuple[Path, str]:
     AOTIModelPackageLoader constructor for any package loaded from Python; a crash
     there would take the whole pytest run down, so it is probed in a child first.
     """
-    stub = compiled_elastic[0] / "model_aoti.i"
-    result = run_module("neml2.run", stub, "--model", "model", "--batch", "1")
-    if result.returncode < 0:
-        pytest.skip(
-            f"loading AOTInductor packages from Python kills the process here "
-            f"(signal {-result.returncode}, torch {torch.__version__}); "
-            "the same artifacts are loaded by the C++ tests"
-        )
-    assert result.returncode == 0, result.stderr
+    skip_unless_loadable(compiled_elastic[0] / "model_aoti.i")
     return compiled_elastic

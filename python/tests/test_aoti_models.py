@@ -1,0 +1,139 @@
+"""End to end for the implicit and the composed models: the fixtures tests/aoti/viscoplastic
+and tests/aoti/thermoelastic compiled (cpu, -d : -p :), their meta, and the compiled graphs
+against the eager models, convergence errors included."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+
+import neml2
+from neml2.errors import ConvergenceError
+
+from .conftest import FIXTURES
+from .test_viscoplasticity import DT_FAIL, STRAIN_FAIL, state, uniaxial
+
+pytestmark = pytest.mark.aoti
+
+F64 = torch.float64
+GRAPHS = ["forward", "jvp", "jacobian", "param_jacobian", "param_vjp"]
+
+
+def meta(out: Path) -> dict[str, Any]:
+    result: dict[str, Any] = json.loads((out / "model" / "cpu" / "model_meta.json").read_text())
+    return result
+
+
+def test_viscoplastic_meta_declares_the_status(compiled_viscoplastic: Path) -> None:
+    m = meta(compiled_viscoplastic)
+    assert m["type"] == "J2Viscoplasticity"
+    assert m["status"] == {"converged": "converged", "residual": "residual"}
+    assert list(m["graphs"]) == GRAPHS
+    for graph in GRAPHS:
+        assert m["graphs"][graph]["returns"][-2:] == [
+            {"role": "converged", "name": "converged"},
+            {"role": "residual", "name": "residual"},
+        ]
+    assert [p["name"] for p in m["parameters"]] == [
+        f"model.{k}" for k in ("E", "nu", "sy", "Q", "b", "eta", "n")
+    ]
+    assert [(v["name"], v["shape"]) for v in m["inputs"]] == [
+        ("strain", [6]),
+        ("old_plastic_strain", [6]),
+        ("old_equivalent_plastic_strain", []),
+        ("time_step", []),
+    ]
+    assert all(d["batched"] for d in m["derivatives"])
+
+
+@pytest.fixture(scope="module")
+def viscoplastic(compiled_viscoplastic: Path) -> tuple[Any, Any]:
+    compiled = neml2.load_model(compiled_viscoplastic / "model_aoti.i", "model")
+    eager = neml2.load_model(FIXTURES / "viscoplastic" / "model.i", "model")
+    return compiled, eager
+
+
+@pytest.mark.parametrize("batch", [0, 1, 33])
+def test_compiled_viscoplastic_equals_eager(viscoplastic: tuple[Any, Any], batch: int) -> None:
+    compiled, eager = viscoplastic
+    torch.manual_seed(batch)
+    x = state(
+        torch.randn(batch, 6, dtype=F64) * 3e-3,
+        old_p=torch.rand(batch, dtype=F64) * 0.01,
+        dt=torch.rand(batch, dtype=F64) * 2,
+    )
+    v = {k: torch.randn_like(t) for k, t in x.items()}
+    c = {o.name: torch.randn((batch, *o.shape), dtype=F64) for o in eager.outputs}
+    calls = {
+        "forward": (x,),
+        "jvp": (x, v),
+        "jacobian": (x,),
+        "param_jacobian": (x,),
+        "param_vjp": (x, c),
+    }
+    for method, args in calls.items():
+        got = getattr(compiled, method)(*args)
+        want = getattr(eager, method)(*args)
+        torch.testing.assert_close(
+            got, want, rtol=1e-9, atol=1e-9, msg=lambda m, method=method: f"{method}: {m}"
+        )
+
+
+def test_compiled_point_results_do_not_depend_on_the_batch(viscoplastic: tuple[Any, Any]) -> None:
+    compiled, _ = viscoplastic
+    torch.manual_seed(9)
+    x = state(torch.randn(64, 6, dtype=F64) * 5e-3, dt=torch.rand(64, dtype=F64) * 3)
+    whole = compiled.forward(x)
+    part = compiled.forward({k: t[5:12] for k, t in x.items()})
+    for name, tensor in part.items():
+        assert torch.equal(tensor, whole[name][5:12])
+
+
+def test_compiled_convergence_error_and_half_the_step(viscoplastic: tuple[Any, Any]) -> None:
+    compiled, eager = viscoplastic
+    x = state(uniaxial(0.001, STRAIN_FAIL, 0.002, STRAIN_FAIL), dt=DT_FAIL)
+    for model in (compiled, eager):
+        with pytest.raises(ConvergenceError) as info:
+            model.forward(x)
+        assert info.value.recoverable
+        assert (info.value.failed, info.value.total) == (2, 4)
+        assert str(info.value).startswith("model 'model': 2 of 4 points did not converge")
+    with pytest.raises(ConvergenceError):
+        compiled.jacobian(x)
+    x["time_step"] = torch.tensor(DT_FAIL / 2, dtype=F64)  # unbatched: every point
+    torch.testing.assert_close(compiled.forward(x), eager.forward(x), rtol=1e-9, atol=1e-9)
+    # and the model is usable after the error
+    assert compiled.forward(state(uniaxial(0.003)))["stress"].shape == (1, 6)
+
+
+def test_compiled_thermoelastic_equals_eager(compiled_thermoelastic: Path) -> None:
+    m = meta(compiled_thermoelastic)
+    assert m["type"] == "ComposedModel"
+    assert m["status"] is None
+    assert [v["name"] for v in m["inputs"]] == ["temperature", "strain"]
+    assert {(d["of"], d["wrt"], d["batched"]) for d in m["derivatives"]} == {
+        ("stress", "temperature", False),
+        ("stress", "strain", False),
+    }
+    compiled = neml2.load_model(compiled_thermoelastic / "model_aoti.i", "model")
+    eager = neml2.load_model(FIXTURES / "thermoelastic" / "model.i", "model")
+    torch.manual_seed(2)
+    x = {
+        "strain": torch.randn(9, 6, dtype=F64) * 1e-3,
+        "temperature": 300 + torch.rand(9, dtype=F64),
+    }
+    v = {"strain": torch.randn(9, 6, dtype=F64), "temperature": torch.randn(9, dtype=F64)}
+    c = {"stress": torch.randn(9, 6, dtype=F64)}
+    for method, args in {
+        "forward": (x,),
+        "jvp": (x, v),
+        "jacobian": (x,),
+        "param_jacobian": (x,),
+        "param_vjp": (x, c),
+    }.items():
+        torch.testing.assert_close(getattr(compiled, method)(*args), getattr(eager, method)(*args))
+    assert compiled.jacobian(x)["stress"]["temperature"].shape == (6,)

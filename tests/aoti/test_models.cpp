@@ -1,0 +1,355 @@
+// The implicit viscoplastic model (tests/aoti/viscoplastic) and the composed thermo-elastic
+// model (tests/aoti/thermoelastic) through the C++ API: physics, derivatives against finite
+// differences of forward, and convergence errors through the dispatcher under every policy.
+#include "fixtures.h"
+
+#include <type_traits>
+
+using namespace neml2_test;
+using Catch::Matchers::ContainsSubstring;
+
+namespace
+{
+const double E = 200000, nu = 0.3;
+/// A uniaxial strain step that needs more than the fixture's 8 Newton updates over
+/// dt_fail and fewer over dt_fail / 2 (the threshold lies near 5.8 s).
+const double strain_fail = 0.1, dt_fail = 8.0;
+
+/// Whether a case runs its chunks asynchronously (several may fail at once).
+template <class Case>
+constexpr bool is_async =
+    !std::is_same_v<Case, PassThroughCase> && !std::is_same_v<Case, SyncSimpleCase>;
+
+/// Whether a case cuts the batch into chunks of exactly the size it is made with.
+template <class Case>
+constexpr bool fixed_chunks =
+    std::is_same_v<Case, SyncSimpleCase> || std::is_same_v<Case, AsyncSimpleCase> ||
+    std::is_same_v<Case, AsyncHybridCase> || std::is_same_v<Case, AnyHybridCase>;
+
+/// Inputs of the viscoplastic model: plastic points (random strains around 2e-3, no prior
+/// plastic strain, time steps in [0.1, 1]); strains scaled by @p scale.
+TensorMap
+state(int64_t batch, double scale = 1.0, uint64_t seed = 11)
+{
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+  return {{"strain", at::randn({batch, 6}, gen, f64()) * (2e-3 * scale)},
+          {"old_plastic_strain", at::zeros({batch, 6}, f64())},
+          {"old_equivalent_plastic_strain", at::rand({batch}, gen, f64()) * 0.01},
+          {"time_step", at::rand({batch}, gen, f64()) * 0.9 + 0.1}};
+}
+
+/// Make the points @p rows of @p in take a uniaxial strain step of 0.1 over dt_fail from
+/// the virgin state.
+TensorMap
+with_failing(TensorMap in, const std::vector<int64_t> & rows)
+{
+  for (const std::string name : {"strain", "old_equivalent_plastic_strain", "time_step"})
+    in[name] = in[name].clone();
+  for (const int64_t r : rows)
+  {
+    in["strain"][r].zero_();
+    in["strain"][r][0] = strain_fail;
+    in["old_equivalent_plastic_strain"][r] = 0.0;
+    in["time_step"][r] = dt_fail;
+  }
+  return in;
+}
+
+/// Relative agreement of two blocks, scaled by the larger magnitude of @p want.
+bool
+agree(const at::Tensor & got, const at::Tensor & want, double rtol)
+{
+  const double scale = std::max(want.abs().max().item<double>(), 1e-300);
+  const double err = (got - want).abs().max().item<double>() / scale;
+  if (err >= rtol)
+    UNSCOPED_INFO("relative error " << err);
+  return got.sizes() == want.sizes() && err < rtol;
+}
+
+/// d(out)/d(input name) by central differences of forward, (B, *out, *in).
+at::Tensor
+fd_input(const Model & m, const TensorMap & in, const std::string & name, const std::string & out)
+{
+  const at::Tensor x = in.at(name);
+  const int64_t batch = x.size(0);
+  const at::Tensor flat = x.reshape({batch, -1});
+  // a step relative to each point
+  const at::Tensor h = std::get<0>(flat.abs().max(1)).clamp_min(1e-3) * 1e-6;
+  std::vector<at::Tensor> columns;
+  for (int64_t j = 0; j < flat.size(1); ++j)
+  {
+    at::Tensor step = at::zeros_like(flat);
+    step.select(1, j).copy_(h);
+    step = step.reshape(x.sizes());
+    TensorMap plus = in, minus = in;
+    plus[name] = x + step;
+    minus[name] = x - step;
+    const at::Tensor d = m.forward(plus).at(out) - m.forward(minus).at(out);
+    std::vector<int64_t> shape(d.dim(), 1);
+    shape[0] = batch;
+    columns.push_back(d / (2 * h.reshape(shape)));
+  }
+  const at::Tensor fd = at::stack(columns, -1);
+  return x.dim() == 1 ? fd.squeeze(-1) : fd;
+}
+
+/// d(out)/d(parameter) by central differences of forward, (B, *out).
+at::Tensor
+fd_param(Model & m, const TensorMap & in, const std::string & name, const std::string & out)
+{
+  at::Tensor p = m.named_parameters().at(name);
+  const double value = p.item<double>();
+  const double h = 1e-6 * std::abs(value);
+  p.fill_(value + h);
+  const at::Tensor plus = m.forward(in).at(out);
+  p.fill_(value - h);
+  const at::Tensor minus = m.forward(in).at(out);
+  p.fill_(value);
+  return (plus - minus) / (2 * h);
+}
+
+/// The ConvergenceError (or AggregateError) that @p f throws, as an exception pointer.
+template <class F>
+std::exception_ptr
+error_of(F && f)
+{
+  try
+  {
+    f();
+  }
+  catch (...)
+  {
+    return std::current_exception();
+  }
+  return nullptr;
+}
+} // namespace
+
+TEST_CASE("viscoplastic: below yield the response is linear elastic", "[models]")
+{
+  const Model m(stub("viscoplastic"), "model", "cpu");
+  TensorMap in = state(50, 0.02);
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(5);
+  in["old_plastic_strain"] = at::randn({50, 6}, gen, f64()) * 4e-5;
+  const TensorMap out = m.forward(in);
+  const at::Tensor elastic = in.at("strain") - in.at("old_plastic_strain");
+  CHECK(close(out.at("stress"), at::matmul(elastic, stiffness(E, nu).t()), 1e-12, 1e-9));
+  CHECK(identical(out.at("plastic_strain"), in.at("old_plastic_strain")));
+  CHECK(identical(out.at("equivalent_plastic_strain"), in.at("old_equivalent_plastic_strain")));
+  // An elastic step's tangent is the elastic stiffness.
+  CHECK(close(m.jacobian(in).at("stress").at("strain")[7], stiffness(E, nu), 1e-12, 1e-9));
+}
+
+TEST_CASE("viscoplastic: yielding lowers the stress below the elastic trial stress", "[models]")
+{
+  const Model m(stub("viscoplastic"), "model", "cpu");
+  const TensorMap in = state(20);
+  const TensorMap out = m.forward(in);
+  const at::Tensor trial = at::matmul(in.at("strain"), stiffness(E, nu).t());
+  const at::Tensor p = out.at("equivalent_plastic_strain") - in.at("old_equivalent_plastic_strain");
+  CHECK((p > 0).all().item<bool>());
+  CHECK((out.at("stress").norm(2, 1) < trial.norm(2, 1)).all().item<bool>());
+  // The plastic strain is deviatoric and its increment has the equivalent norm dp.
+  const at::Tensor ep = out.at("plastic_strain");
+  CHECK(close(ep.slice(1, 0, 3).sum(1), at::zeros({20}, f64()), 0, 1e-15));
+  CHECK(close(ep.norm(2, 1) * std::sqrt(2.0 / 3.0), p, 1e-10, 1e-15));
+}
+
+TEST_CASE("viscoplastic: jacobian equals finite differences of forward", "[models]")
+{
+  const Model m(stub("viscoplastic"), "model", "cpu");
+  const TensorMap in = state(6);
+  const DerivMap J = m.jacobian(in);
+  for (const std::string of : {"stress", "plastic_strain", "equivalent_plastic_strain"})
+    for (const std::string wrt :
+         {"strain", "old_plastic_strain", "old_equivalent_plastic_strain", "time_step"})
+    {
+      INFO(of << ":" << wrt);
+      const at::Tensor fd = fd_input(m, in, wrt, of);
+      const at::Tensor block = J.at(of).at(wrt);
+      REQUIRE(block.sizes() == fd.sizes());
+      for (int64_t b = 0; b < block.size(0); ++b)
+        CHECK(agree(block[b], fd[b], 1e-5));
+    }
+  // jvp is J . v, summed over the inputs
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(3);
+  const TensorMap v{{"strain", at::randn({6, 6}, gen, f64())},
+                    {"time_step", at::randn({6}, gen, f64())}};
+  const at::Tensor want = (J.at("stress").at("strain") * v.at("strain").unsqueeze(1)).sum(-1) +
+                          J.at("stress").at("time_step") * v.at("time_step").unsqueeze(-1);
+  CHECK(close(m.jvp(in, v).at("stress"), want, 1e-12, 1e-9));
+}
+
+TEST_CASE("viscoplastic: parameter derivatives equal finite differences", "[models]")
+{
+  Model m(stub("viscoplastic"), "model", "cpu");
+  const TensorMap in = state(6);
+  const DerivMap P = m.param_jacobian(in);
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(4);
+  const at::Tensor cot = at::randn({6, 6}, gen, f64());
+  const TensorMap adj = m.param_vjp(in, {{"stress", cot}});
+  for (const std::string p : {"E", "nu", "sy", "Q", "b", "eta", "n"})
+  {
+    const std::string name = "model." + p;
+    INFO(name);
+    const at::Tensor fd = fd_param(m, in, name, "stress");
+    CHECK(agree(P.at("stress").at(name), fd, 1e-5));
+    CHECK(agree(adj.at(name), (cot * fd).sum(), 1e-5));
+    CHECK(agree(P.at("equivalent_plastic_strain").at(name),
+                fd_param(m, in, name, "equivalent_plastic_strain"), 1e-5));
+  }
+}
+
+TEST_CASE("viscoplastic: a large step fails with ConvergenceError; half the step converges",
+          "[models]")
+{
+  const Model m(stub("viscoplastic"), "model", "cpu");
+  const TensorMap in = with_failing(state(10), {4});
+  try
+  {
+    m.forward(in);
+    FAIL("no error");
+  }
+  catch (const ConvergenceError & e)
+  {
+    CHECK(e.recoverable());
+    CHECK_THAT(e.what(), ContainsSubstring("model 'model': 1 of 10 points did not converge "
+                                           "(worst residual "));
+  }
+  CHECK_THROWS_AS(m.jacobian(in), ConvergenceError);
+  CHECK_THROWS_AS(m.param_vjp(in, {}), ConvergenceError);
+
+  TensorMap half = in;
+  half["time_step"] = in.at("time_step") / 2;
+  const TensorMap out = m.forward(half);
+  CHECK(out.at("equivalent_plastic_strain")[4].item<double>() > 0.05);
+  // An unbatched time step goes to every point.
+  half["time_step"] = at::scalar_tensor(dt_fail / 2, f64());
+  CHECK_NOTHROW(m.forward(half));
+}
+
+TEMPLATE_TEST_CASE("viscoplastic: dispatched results equal the direct call", "[models][dispatch]",
+                   NEML2_ALL_POLICIES)
+{
+  const Model direct(stub("viscoplastic"), "model", "cpu");
+  auto m = TestType::make(stub("viscoplastic"), 7);
+  const TensorMap in = state(40);
+  const TensorMap got = m.forward(in), want = direct.forward(in);
+  for (const auto & [name, t] : want)
+  {
+    INFO(name);
+    if (TestType::exact())
+      CHECK(identical(got.at(name), t)); // a point's solve does not depend on its chunk
+    else
+      CHECK(close(got.at(name), t, 1e-10, 1e-12));
+  }
+  const DerivMap J = m.jacobian(in), J0 = direct.jacobian(in);
+  CHECK(close(J.at("stress").at("strain"), J0.at("stress").at("strain"), 1e-12, 1e-9));
+  const TensorMap a = m.param_vjp(in, {{"stress", in.at("strain")}});
+  const TensorMap a0 = direct.param_vjp(in, {{"stress", in.at("strain")}});
+  CHECK(close(a.at("model.sy"), a0.at("model.sy"), 1e-10, 1e-12));
+}
+
+TEMPLATE_TEST_CASE("viscoplastic: one failing chunk throws ConvergenceError; the rest is fine",
+                   "[models][dispatch]", NEML2_ALL_POLICIES)
+{
+  auto m = TestType::make(stub("viscoplastic"), 10);
+  const TensorMap in = with_failing(state(40), {25, 27});
+  const at::Tensor before = in.at("strain").clone();
+  try
+  {
+    m.forward(in);
+    FAIL("no error");
+  }
+  catch (const ConvergenceError & e)
+  {
+    CHECK(e.recoverable());
+    // a chunk names its rows and device (cpu, or a GPU under StaticHybrid where one is seen)
+    if (!TestType::chunked)
+      CHECK_THAT(e.what(), ContainsSubstring("model 'model': 2 of 40 points did not converge "
+                                             "(worst residual "));
+    else if (fixed_chunks<TestType>)
+      CHECK_THAT(e.what(), ContainsSubstring("model 'model': 2 of 10 points did not converge in "
+                                             "rows [20, 30) on ") &&
+                               ContainsSubstring("(worst residual "));
+    else
+      CHECK_THAT(e.what(), ContainsSubstring("points did not converge in rows ["));
+  }
+  CHECK(identical(in.at("strain"), before));
+
+  // Halving the time step converges, and the model is reusable after the error.
+  TensorMap half = in;
+  half["time_step"] = in.at("time_step") / 2;
+  const TensorMap out = m.forward(half);
+  const Model direct(stub("viscoplastic"), "model", "cpu");
+  CHECK(close(out.at("stress"), direct.forward(half).at("stress"), 1e-12, 1e-9));
+  CHECK_NOTHROW(m.forward(state(40)));
+}
+
+TEMPLATE_TEST_CASE("viscoplastic: several failing chunks", "[models][dispatch]", NEML2_ALL_POLICIES)
+{
+  auto m = TestType::make(stub("viscoplastic"), 10);
+  // Rows 3 and 14: the first two chunks, in flight together under an asynchronous policy.
+  const TensorMap in = with_failing(state(40), {3, 14});
+  const std::exception_ptr thrown = error_of([&] { m.forward(in); });
+  REQUIRE(thrown);
+  try
+  {
+    std::rethrow_exception(thrown);
+  }
+  catch (const AggregateError & e)
+  {
+    CHECK(is_async<TestType>);
+    CHECK(e.recoverable());
+    if (fixed_chunks<TestType>)
+    {
+      REQUIRE(e.errors().size() == 2);
+      CHECK_THAT(e.errors()[0]->what(),
+                 ContainsSubstring("1 of 10 points did not converge in rows [0, 10)"));
+      CHECK_THAT(e.errors()[1]->what(), ContainsSubstring("in rows [10, 20)"));
+    }
+    for (const auto & sub : e.errors())
+      CHECK(dynamic_cast<const ConvergenceError *>(sub.get()));
+  }
+  catch (const ConvergenceError & e)
+  {
+    // Synchronous policies stop at the first failing chunk; no chunking sees both points.
+    CHECK(e.recoverable());
+    if (!TestType::chunked)
+      CHECK_THAT(e.what(), ContainsSubstring("2 of 40 points did not converge"));
+    else if (fixed_chunks<TestType>)
+    {
+      CHECK_FALSE(is_async<TestType>); // both chunks are in flight under an async policy
+      CHECK_THAT(e.what(), ContainsSubstring("1 of 10 points did not converge in rows [0, 10)"));
+    }
+  }
+  TensorMap half = in;
+  half["time_step"] = in.at("time_step") / 2;
+  CHECK_NOTHROW(m.forward(half));
+}
+
+TEST_CASE("thermoelastic: the composed model is thermo-elasticity", "[models]")
+{
+  Model m(stub("thermoelastic"), "model", "cpu");
+  const double alpha = 1.2e-5, T0 = 293.15;
+  const at::Tensor eps = strains(8) * 1e-3;
+  auto gen = at::make_generator<at::CPUGeneratorImpl>(8);
+  const at::Tensor T = at::rand({8}, gen, f64()) * 400 + 200;
+  const TensorMap in{{"strain", eps}, {"temperature", T}};
+  const at::Tensor C = stiffness(E, nu);
+  const at::Tensor I = at::tensor({1.0, 1.0, 1.0, 0.0, 0.0, 0.0}, f64());
+  const at::Tensor mech = eps - alpha * (T - T0).unsqueeze(-1) * I;
+  CHECK(close(m.forward(in).at("stress"), at::matmul(mech, C.t()), 1e-12, 1e-8));
+
+  const DerivMap J = m.jacobian(in);
+  CHECK(close(J.at("stress").at("strain"), C)); // batch-independent blocks come back once
+  CHECK(close(J.at("stress").at("temperature"), -alpha * at::matmul(C, I)));
+  CHECK(agree(J.at("stress").at("temperature").expand({8, 6}),
+              fd_input(m, in, "temperature", "stress"), 1e-6));
+  const DerivMap P = m.param_jacobian(in);
+  for (const std::string p : {"thermal.alpha", "thermal.T0", "elastic.E", "elastic.nu"})
+  {
+    INFO(p);
+    CHECK(agree(P.at("stress").at(p).expand({8, 6}), fd_param(m, in, p, "stress"), 1e-6));
+  }
+}
