@@ -123,8 +123,12 @@ def newton_loop(
 
     state: tuple[torch.Tensor, ...] = (count, z, lo, hi, done)
     if torch.compiler.is_compiling():
-        from torch._higher_order_ops.while_loop import while_loop
-
+        try:
+            from torch._higher_order_ops.while_loop import while_loop
+        except ImportError:  # a torch without it: the same updates, unrolled
+            for _ in range(solver.max_its):
+                state = body(*state)
+            return state[1]
         state = tuple(while_loop(more, body, state))  # type: ignore[no-untyped-call]
     else:
         while bool(more(*state)):

@@ -99,3 +99,37 @@ def test_meta_without_pairs_has_param_vjp_but_no_param_jacobian(model: Model) ->
     assert list(meta["graphs"]) == ["forward", "param_vjp"]
     assert meta["param_derivatives"] == []
     assert meta["parameters"] == [{"name": "model.E", "shape": [], "value": [100.0]}]
+
+
+def test_implicit_model_graphs_export_with_a_dynamic_batch_and_return_the_status() -> None:
+    """torch.export only (no AOTInductor): the solve is one while_loop, not unrolled."""
+    from neml2.compile import BATCHED_ROLES, build_meta, graph_returns
+
+    from .test_viscoplasticity import fixture_model, state, uniaxial
+
+    vp = fixture_model()
+    sel = Selection(select_pairs(vp, [":"]), select_params(vp, ["sy"]))
+    assert graph_returns(vp, "forward", sel)[-2:] == [
+        {"role": "converged", "name": "converged"},
+        {"role": "residual", "name": "residual"},
+    ]
+    assert build_meta(vp, CPU, sel)["status"] == {"converged": "converged", "residual": "residual"}
+    module = Graph(vp, "jacobian", sel)
+    batch = torch.export.Dim("batch", min=0)
+    shapes = tuple({0: batch} if s["role"] in BATCHED_ROLES else None for s in module.args)
+    program = torch.export.export(module, module.example_args(CPU), dynamic_shapes=(shapes,))
+    loops = [
+        n for n in program.graph.nodes if n.op == "call_function" and "while_loop" in str(n.target)
+    ]
+    assert len(loops) == 1
+
+    x = state(uniaxial(1e-4, 0.003, 0.1), dt=torch.tensor([1.0, 1.0, 8.0], dtype=F64))
+    sy = vp.named_parameters()["model.sy"]
+    returned = program.module()(*(x[v.name] for v in vp.inputs), sy)
+    *blocks, converged, residual = returned
+    assert converged.tolist() == [True, True, False]
+    assert residual[0] == 0
+    assert residual[2] > 1e-3
+    ev = vp.evaluate(x, vp.parameters, jacobian=True)
+    for spec, block in zip(graph_returns(vp, "jacobian", sel), blocks, strict=False):
+        torch.testing.assert_close(block, ev.jacobian[spec["of"]][spec["wrt"]])
