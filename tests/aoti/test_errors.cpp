@@ -801,8 +801,9 @@ TEST_CASE("E40 unknown device strings", "[errors]")
       {"cuda0", "expected 'cuda' or 'cuda:N'"},
       {"cuda:123456", "expected 'cuda' or 'cuda:N'"},
   };
-  for (const auto & [device, why] : bad)
+  for (const auto & entry : bad)
   {
+    const std::string &device = entry.first, &why = entry.second;
     INFO("'" << device << "'");
     check_fatal(call([&] { Model(stub("forward_single"), "model", device); }),
                 "model 'model': invalid device '" + device + "': " + why);

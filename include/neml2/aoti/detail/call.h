@@ -158,8 +158,10 @@ prepare(const Meta & meta, Graph g, const TensorMap & inputs, const TensorMap * 
       g == Graph::jvp ? SlotSpec::Role::tangent : SlotSpec::Role::cotangent;
   const char * extra_kind = g == Graph::jvp ? "tangent" : "cotangent";
   if (extra)
-    for (const auto & [name, t] : *extra)
+    for (const auto & entry : *extra)
     {
+      // Named, not a structured binding: Clang cannot capture one in a lambda before C++20.
+      const std::string & name = entry.first;
       const bool wanted = std::any_of(call.spec->args.begin(), call.spec->args.end(),
                                       [&](const SlotSpec & s)
                                       { return s.role == extra_role && s.name == name; });
