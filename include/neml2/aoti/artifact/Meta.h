@@ -1,6 +1,7 @@
 // model_meta.json: the self-description of one device's compiled graphs (doc/artifacts.md).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -163,7 +164,11 @@ public:
 
   int64_t integer(const Json & v, const std::string & what) const
   {
-    if (v.kind != Json::Kind::Number || v.number != double(int64_t(v.number)))
+    // Range first: converting a double outside int64_t's range (1e300, or the infinity
+    // that 1e400 parses to) to an integer is undefined behaviour (found by fuzz_meta).
+    constexpr double limit = 9.2e18; // a little below 2^63
+    if (v.kind != Json::Kind::Number || !(std::fabs(v.number) < limit) ||
+        v.number != double(int64_t(v.number)))
       fail(what + " must be an integer");
     return int64_t(v.number);
   }
@@ -327,10 +332,12 @@ read_meta(const std::filesystem::path & folder, const std::string & expected_dev
   Meta m;
   m.folder = folder;
   const auto & schema = r.get(root, "schema", detail::Json::Kind::Number, "");
-  m.schema = int(r.integer(schema, "field 'schema'"));
-  if (m.schema != 1)
-    r.fail("unknown schema " + std::to_string(m.schema) +
+  // Compared before narrowing to int, so that 2^32 + 1 cannot pass for 1.
+  const int64_t schema_number = r.integer(schema, "field 'schema'");
+  if (schema_number != 1)
+    r.fail("unknown schema " + std::to_string(schema_number) +
            " (this library reads schema 1): recompile with a matching neml2-compile");
+  m.schema = 1;
 
   m.torch_version = r.str(root, "torch_version");
   const auto [maj, min] = detail::major_minor(m.torch_version);

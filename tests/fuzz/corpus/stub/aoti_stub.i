@@ -1,0 +1,6 @@
+[Models]
+  [model]
+    type = AOTIModel
+    artifact_path = 'model'
+  []
+[]

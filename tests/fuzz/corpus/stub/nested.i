@@ -1,0 +1,13 @@
+# comment
+[Models] # trailing
+  [./model]
+    type = "AOTIModel"
+    artifact_path = 'my model' # quoted
+    n=3
+  [../]
+  [other]
+    type = AOTIModel
+  []
+[]
+[Solvers]
+[]
