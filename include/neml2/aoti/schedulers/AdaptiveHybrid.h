@@ -99,8 +99,10 @@ robust_fit(const std::vector<CostSample> & s)
     return e;
   }
   // A flat or falling line (all chunks latency bound, or noise) would make the
-  // device look free per point; keep a floor and let the next chunks tell.
-  e.seconds_per_point = std::max({median_of(slopes), 1e-3 * flat, 1e-15});
+  // device look free per point, and a large chunk planned on that would run long:
+  // a point never costs less than half of the cheapest one measured.
+  const double cheapest = *std::min_element(per_point.begin(), per_point.end());
+  e.seconds_per_point = std::max({median_of(slopes), 0.5 * cheapest, 1e-15});
   std::vector<double> residuals;
   for (const auto & x : s)
     residuals.push_back(x.seconds - e.seconds_per_point * double(x.size));
@@ -168,7 +170,7 @@ share_device_time(std::vector<Interval> & runs)
  *
  * A device not measured yet gets probes first (small, then four times larger:
  * two sizes give the fit its slope), the chunks of a device's first call count
- * as warm-up, and no chunk exceeds 32 times the largest one measured on its
+ * as warm-up, and no chunk exceeds 16 times the largest one measured on its
  * device, so the cold first call cannot commit a slow device to a huge chunk.
  * Memory limits bound the points in flight per device.
  *
@@ -252,14 +254,16 @@ public:
     if (_config.cpu_threads < 0)
       throw FatalError(cls + "cpu_threads = " + std::to_string(_config.cpu_threads) +
                        " must be >= 0 (0: automatic)");
-    // The base fields describe the bounds (DispatchedModel's short circuit reads
-    // batch_sizes: with one device and no bound, a batch on that device runs whole).
+    // The base fields describe the bounds. DispatchedModel's short circuit reads
+    // batch_sizes: a batch that fits one chunk of a lone device runs whole; without
+    // a bound that is min_chunk, so that a lone CPU still gets its chunks sized
+    // (a memory-bound model runs faster in chunks that stay in cache).
     constexpr int64_t none = std::numeric_limits<int64_t>::max();
     for (std::size_t i = 0; i < n; ++i)
     {
       const int64_t m = _memory[i] > 0 ? _memory[i] : none;
       const int64_t c = std::min(_max_chunk[i] > 0 ? _max_chunk[i] : none, m);
-      _batch_sizes.push_back(c == none ? 0 : c);
+      _batch_sizes.push_back(c == none ? _config.min_chunk : c);
       _capacities.push_back(m);
       _priorities.push_back(0);
     }
@@ -373,7 +377,7 @@ public:
 
 private:
   /// Largest chunk relative to the largest one measured on its device.
-  static constexpr double extrapolation = 32;
+  static constexpr double extrapolation = 16;
   /// A chunk's fixed cost may be at most this fraction of its time (sets the smallest chunk).
   static constexpr double overhead_fraction = 0.05;
   /// Largest probe for a device not measured yet.
@@ -393,7 +397,9 @@ private:
     int64_t largest = 0;
     int concurrency = 1;
     bool paired = false; // two chunks were in flight at once: concurrency is measured, not assumed
-    bool ran = false;    // some chunk of this client has run on the device
+    int64_t ceiling = 0; // no larger chunks: they ran clearly slower per point
+    bool explored = false; // the probes grew until larger chunks stopped paying
+    bool ran = false;      // some chunk of this client has run on the device
   };
 
   struct Entry
@@ -424,9 +430,11 @@ private:
     int64_t busy_points = 0;     // points assigned since then
     CostEstimate fit;            // over the history and this dispatch's runs
     bool fitted = false;         // some chunk was measured
-    bool known = false;          // warm chunks of two sizes were measured: the fit has a slope
+    bool two_sizes = false;      // warm chunks of two sizes were measured: the fit has a slope
+    bool known = false;          // two sizes, and the probes are done: plan with the fit
     int64_t largest_warm = 0;
-    int64_t knee = 0; // no smaller chunks: they ran far slower than the line
+    int64_t knee = 0;    // no smaller chunks: they ran far slower than the line
+    int64_t ceiling = 0; // no larger chunks: they ran clearly slower per point
     int64_t largest = 0;
     double cold_until = 0; // end of the device's first (warm-up) chunk, if in this dispatch
     double plan = 0;       // points still planned for the device until the common finish
@@ -580,7 +588,7 @@ private:
     l.largest = h.largest;
     for (const auto & r : l.runs)
       l.largest = std::max(l.largest, r.size);
-    // Known: warm chunks of two clearly different sizes.
+    // Sizes: warm chunks of two clearly different sizes give the fit its slope.
     int64_t lo = std::numeric_limits<int64_t>::max(), hi = 0;
     const auto span = [&](int64_t size, bool cold)
     {
@@ -594,7 +602,7 @@ private:
       span(x.size, x.cold);
     for (const auto & r : l.runs)
       span(r.size, r.cold);
-    l.known = hi > 0 && 4 * hi >= 5 * lo + 4;
+    l.two_sizes = hi > 0 && 4 * hi >= 5 * lo + 4;
     l.largest_warm = hi;
     // Knee: a chunk far below the large ones that took much longer than the
     // line says was not filling the device; it cost as much as the size the
@@ -615,6 +623,54 @@ private:
         slow(r.size, r.interval.charged, r.cold);
     }
     l.knee = std::min(int64_t(knee), hi / 4);
+
+    // Ceiling: on a device of one lane (a CPU), chunks far above the size with
+    // the best cost per point that ran clearly slower per point (they no longer
+    // stay in cache) cap the chunks at twice that size. Two samples at least on
+    // either side; kept until the samples say otherwise. (On a device of several
+    // lanes, a lone last chunk is charged its whole time and only looks slower.)
+    std::map<int, std::vector<double>> by_size; // log2 of the size -> seconds per point
+    std::map<int, int64_t> biggest;
+    const auto bucket = [&](int64_t size, double seconds, bool cold)
+    {
+      if (cold || size <= 0)
+        return;
+      int k = 0;
+      while ((int64_t(2) << k) <= size)
+        ++k;
+      by_size[k].push_back(seconds / double(size));
+      biggest[k] = std::max(biggest[k], size);
+    };
+    for (const auto & x : h.window)
+      bucket(x.size, x.seconds, x.cold);
+    for (const auto & r : l.runs)
+      bucket(r.size, r.interval.charged, r.cold);
+    std::map<int, double> per_point;
+    std::map<int, std::size_t> count;
+    for (auto & [k, v] : by_size)
+    {
+      count[k] = v.size();
+      per_point[k] = detail::median_of(v);
+    }
+    History & hist = s.entry->devices[d];
+    if (!per_point.empty() && h.paired && h.concurrency == 1)
+    {
+      const auto best =
+          std::min_element(per_point.begin(), per_point.end(),
+                           [](const auto & a, const auto & b) { return a.second < b.second; });
+      for (const auto & [k, c] : per_point)
+        if (k >= best->first + 2 && count[k] >= 2 && c > 1.15 * best->second)
+          hist.ceiling = biggest[best->first];
+    }
+    l.ceiling = hist.ceiling;
+    // Explored: the probes grew until a larger chunk no longer cost clearly less
+    // per point (on a CPU, that finds the chunks that stay in cache).
+    if (l.two_sizes && !hist.explored && per_point.size() >= 2)
+    {
+      const auto top = std::prev(per_point.end()), below = std::prev(top);
+      hist.explored = top->second >= 0.9 * below->second;
+    }
+    l.known = l.two_sizes && hist.explored;
   }
 
   void record(Session & s, const Completion & c) const
@@ -668,6 +724,12 @@ private:
     }
 
     // The most a device may take now, and whether it has room for another chunk.
+    // While another device is still probed, plans rest on guesses about it: grow
+    // more slowly (a slow device must not take a large share before a fast one is known).
+    bool all_known = true;
+    for (std::size_t d = 0; d < n; ++d)
+      all_known = all_known && s.devices[d].known;
+    const double grow = all_known ? extrapolation : 4;
     std::vector<int64_t> cap(n, 0);
     for (std::size_t d = 0; d < n; ++d)
     {
@@ -679,7 +741,9 @@ private:
       if (_memory[d] > 0)
         c = std::min(c, _memory[d] - in);
       if (l.largest > 0)
-        c = std::min(c, std::max(_config.min_chunk, int64_t(extrapolation * double(l.largest))));
+        c = std::min(c, std::max(_config.min_chunk, int64_t(grow * double(l.largest))));
+      if (l.ceiling > 0)
+        c = std::min(c, std::max(_config.min_chunk, l.ceiling));
       const std::size_t depth = std::size_t(std::max(2, l.fit.concurrency + 1));
       // No room for a chunk of min_chunk points (unless that is all there is) is no room.
       if (l.flights.size() < depth && c >= std::min(_config.min_chunk, remaining))
@@ -688,12 +752,20 @@ private:
 
     // A device whose costs are not known yet gets probes: rounds of equal chunks
     // as below (so that a GPU is measured with its lanes busy, as it will run),
-    // one round at a time, each four times the last (two sizes give the fit its
-    // slope), never more than an equal split: a wrong guess costs little.
+    // one round at a time, each four times the last, until a larger chunk stops
+    // costing clearly less per point (two sizes at least give the fit its slope),
+    // never more than an equal split: a wrong guess costs little.
     std::optional<CostEstimate> fastest;
+    const int64_t split = std::max<int64_t>(_config.min_chunk, remaining / int64_t(n));
     for (std::size_t d = 0; d < n; ++d)
     {
       Track & l = s.devices[d];
+      if (!l.known && l.two_sizes && 4 * l.largest_warm > split)
+      {
+        // The next probe would exceed an equal split: probing is done for this batch size.
+        s.entry->devices[d].explored = l.known = true;
+        l.round_left = 0;
+      }
       if (!l.known)
       {
         if (cap[d] > 0 && (l.flights.empty() || l.round_left > 0))
@@ -702,7 +774,6 @@ private:
           {
             const int64_t first = std::clamp<int64_t>(remaining / int64_t(8 * n), _config.min_chunk,
                                                       std::max(probe_limit, _config.min_chunk));
-            const int64_t split = std::max<int64_t>(_config.min_chunk, remaining / int64_t(n));
             l.piece = std::max(_config.min_chunk,
                                std::min(l.largest_warm > 0 ? 4 * l.largest_warm : first, split));
             l.round_left = lanes(s, d);

@@ -23,10 +23,11 @@ namespace neml2::aoti::sim
  * Alone on the device, a chunk takes
  * `latency + transfer_latency + max(n, knee) * seconds_per_point + n * transfer_seconds_per_point`:
  * a fixed cost per call, a device that is not full below `knee` points, and
- * copies that grow with the chunk. Chunks run on `lanes` worker lanes (as
- * AsyncPolicy gives a GPU two); when k lanes are busy, the device does
- * `1 + (lane_speedup - 1) (k - 1) / (lanes - 1)` times the work of one lane
- * (copies overlapping compute), shared evenly among them.
+ * copies that grow with the chunk; above `cache_points` the compute costs
+ * `cache_penalty` times more per point (the chunk no longer stays in cache). Chunks run on `lanes`
+ * worker lanes (as AsyncPolicy gives a GPU two); when k lanes are busy, the device does `1 +
+ * (lane_speedup - 1) (k - 1) / (lanes - 1)` times the work of one lane (copies overlapping
+ * compute), shared evenly among them.
  *
  * @code
  * sim::Device gpu;
@@ -53,11 +54,14 @@ struct Device
   double outlier_rate = 0;   ///< fraction of chunks that take outlier_factor times longer
   double outlier_factor = 1; ///< slowdown of an outlier chunk
   double cold_seconds = 0;   ///< extra time of the first chunk the device runs (warm-up)
+  int64_t cache_points = 0;  ///< above this many points a chunk no longer stays in cache (0: never)
+  double cache_penalty = 1;  ///< compute cost per point of a chunk that does not stay in cache
 
   /// @brief A chunk's time alone on the device, without noise or warm-up.
   double seconds(int64_t n) const
   {
-    return latency + transfer_latency + double(std::max(n, knee)) * seconds_per_point +
+    const double cache = cache_points > 0 && n > cache_points ? cache_penalty : 1;
+    return latency + transfer_latency + double(std::max(n, knee)) * seconds_per_point * cache +
            double(n) * transfer_seconds_per_point;
   }
 
@@ -295,22 +299,25 @@ public:
 
   /**
    * @brief The best time of device @p d alone on @p batch points, without noise
-   * or warm-up: the whole batch split into equal chunks over its lanes, the
-   * best of 1 to 64 chunks (the baseline of "sum of single-device throughputs").
+   * or warm-up: the batch in equal chunks round-robin over its lanes, the best
+   * of 1 to 4096 chunks and of chunks of 2^10 to 2^30 points (the baseline of
+   * "sum of single-device throughputs").
    */
   double alone_seconds(std::size_t d, int64_t batch) const
   {
     const Device & dev = _devices.at(d);
     double best = std::numeric_limits<double>::infinity();
-    for (int64_t k = 1; k <= 64 && k <= batch; k *= 2)
+    // k chunks of `chunk` points, every lane busy until the last round.
+    const auto time = [&](int64_t k, int64_t chunk)
     {
-      // k equal chunks, round-robin over the lanes, every lane busy until the last round.
-      const int64_t chunk = (batch + k - 1) / k;
       const std::size_t lanes = std::min<std::size_t>(dev.lanes, std::size_t(k));
       const double rounds = std::ceil(double(k) / double(lanes));
-      const double per_round = dev.seconds(chunk) * double(lanes) / dev.speedup(lanes);
-      best = std::min(best, rounds * per_round);
-    }
+      return rounds * dev.seconds(chunk) * double(lanes) / dev.speedup(lanes);
+    };
+    for (int64_t k = 1; k <= 4096 && k <= batch; k *= 2)
+      best = std::min(best, time(k, (batch + k - 1) / k));
+    for (int64_t chunk = 1024; chunk < batch && chunk <= (int64_t(1) << 30); chunk *= 2)
+      best = std::min(best, time((batch + chunk - 1) / chunk, chunk));
     return best;
   }
 
