@@ -1,0 +1,227 @@
+// AdaptiveHybrid (no tuning) vs the best hand-tuned StaticHybrid vs the sum of each device
+// alone, on one compiled model, side by side in one process (DESIGN.md section 6, P4).
+//
+//   adaptive_vs_static STUB [--devices cpu,cuda:0] [--batches 10000,100000,1000000]
+//                           [--repeat R] [--json FILE] [--threads N]
+//
+// Per batch size B, inputs and results in host memory:
+//   alone     each device alone (AsyncPolicy<Simple>), the best of a few chunk sizes;
+//             "sum" is the sum of their throughputs
+//   static    StaticHybrid, the best of: the Sweep recommendation from those runs, each
+//             device's own best chunk size, and chunks lasting 1/64, 1/16, 1/4 of the
+//             ideal time on every device
+//   adaptive  AdaptiveHybrid over the same devices: the first (cold) call, then the
+//             median of R calls after two more
+// --threads sets the intra-op threads (default: torch's); on a loaded machine, 1 keeps
+// a parallel region from waiting on a descheduled thread.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "neml2/aoti.h"
+#include "neml2/aoti/tuning/Sweep.h"
+
+#include "bench_inputs.h"
+
+using namespace neml2::aoti;
+using neml2_bench::inputs_for;
+
+namespace
+{
+std::vector<std::string>
+split_list(const std::string & s)
+{
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty())
+      out.push_back(item);
+  return out;
+}
+
+double
+seconds_of(const std::function<void()> & f)
+{
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// Median time of @p repeat calls after @p warm calls.
+double
+median_time(const std::function<void()> & f, int warm, int repeat)
+{
+  for (int i = 0; i < warm; ++i)
+    f();
+  std::vector<double> t;
+  for (int i = 0; i < repeat; ++i)
+    t.push_back(seconds_of(f));
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+struct Row
+{
+  int64_t batch;
+  double sum, best_static, adaptive, adaptive_cold;
+  std::string static_cfg;
+};
+
+int
+usage(const char * argv0)
+{
+  std::fprintf(stderr,
+               "usage: %s STUB [--devices cpu,cuda:0] [--batches 10000,100000,1000000] "
+               "[--repeat R] [--json FILE] [--threads N]\n",
+               argv0);
+  return 2;
+}
+} // namespace
+
+int
+main(int argc, char ** argv)
+{
+  if (argc < 2 || argv[1][0] == '-')
+    return usage(argv[0]);
+  const std::string stub = argv[1];
+  std::vector<std::string> devices{"cpu"};
+  if (neml2::aoti::detail::cuda_device_count() > 0)
+    devices.push_back("cuda:0");
+  std::vector<int64_t> batches{10000, 100000, 1000000};
+  int repeat = 5;
+  std::string json_path = "adaptive_vs_static.json";
+  for (int i = 2; i < argc; ++i)
+  {
+    const std::string a = argv[i];
+    if (i + 1 >= argc)
+      return usage(argv[0]);
+    const std::string v = argv[++i];
+    if (a == "--devices")
+      devices = split_list(v);
+    else if (a == "--batches")
+    {
+      batches.clear();
+      for (const auto & b : split_list(v))
+        batches.push_back(std::stoll(b));
+    }
+    else if (a == "--repeat")
+      repeat = std::max(1, std::stoi(v));
+    else if (a == "--json")
+      json_path = v;
+    else if (a == "--threads")
+      at::set_num_threads(std::max(1, std::stoi(v)));
+    else
+      return usage(argv[0]);
+  }
+
+  try
+  {
+    std::printf("stub %s, devices", stub.c_str());
+    for (const auto & d : devices)
+      std::printf(" %s", d.c_str());
+    std::printf(", intra-op threads %d, median of %d\n\n", at::get_num_threads(), repeat);
+    std::printf("| batch      | sum alone (pts/s) | best static / sum | adaptive / sum | "
+                "adaptive / static | cold call / sum |\n");
+    std::printf("|------------|-------------------|-------------------|----------------|"
+                "-------------------|-----------------|\n");
+    std::vector<Row> rows;
+    for (const int64_t B : batches)
+    {
+      Row row{B, 0, 0, 0, 0, ""};
+      TensorMap in;
+      // Each device alone, the best of a few chunk sizes.
+      Sweep sweep;
+      std::vector<int64_t> own_best;
+      for (const auto & dev : devices)
+      {
+        double best = 0;
+        int64_t best_bs = B;
+        for (const int64_t bs : {B, int64_t(1) << 20, int64_t(1) << 18, int64_t(1) << 16})
+        {
+          if (bs > B || (bs != B && B / bs > 4096))
+            continue;
+          DispatchedModel<AsyncPolicy<Simple>> m(stub, "model",
+                                                 std::make_shared<Simple>(Simple::Config{dev, bs}));
+          if (in.empty())
+            in = inputs_for(m.meta(), B);
+          const double t = median_time([&] { m.forward(in); }, 1, repeat);
+          sweep.add(dev, bs, B, t);
+          if (best == 0 || t < best)
+          {
+            best = t;
+            best_bs = bs;
+          }
+        }
+        own_best.push_back(best_bs);
+        row.sum += double(B) / best;
+      }
+
+      // StaticHybrid: the best of the candidate configurations.
+      std::vector<StaticHybrid::Config> candidates{sweep.recommend()};
+      StaticHybrid::Config own = sweep.recommend();
+      own.batch_sizes = own_best;
+      for (std::size_t d = 0; d < own.capacities.size(); ++d)
+        own.capacities[d] = 2 * own_best[d];
+      candidates.push_back(own);
+      const double ideal = double(B) / row.sum;
+      for (const double f : {1.0 / 64, 1.0 / 16, 1.0 / 4})
+        candidates.push_back(sweep.for_chunk_seconds(f * ideal));
+      double best_static = 0;
+      for (const auto & cfg : candidates)
+      {
+        auto m = load_model(stub, "model", std::make_shared<StaticHybrid>(cfg));
+        const double t = median_time([&] { m.forward(in); }, 1, repeat);
+        if (best_static == 0 || t < best_static)
+        {
+          best_static = t;
+          row.static_cfg = Sweep::to_cpp(cfg);
+        }
+      }
+      row.best_static = double(B) / best_static;
+
+      // AdaptiveHybrid: nothing to tune.
+      AdaptiveHybrid::Config acfg;
+      acfg.devices = devices;
+      auto am = load_model(stub, "model", std::make_shared<AdaptiveHybrid>(acfg));
+      row.adaptive_cold = double(B) / seconds_of([&] { am.forward(in); });
+      row.adaptive = double(B) / median_time([&] { am.forward(in); }, 2, repeat);
+
+      std::printf("| %10lld | %17.4g | %17.3f | %14.3f | %17.3f | %15.3f |\n", (long long)B,
+                  row.sum, row.best_static / row.sum, row.adaptive / row.sum,
+                  row.adaptive / row.best_static, row.adaptive_cold / row.sum);
+      std::fflush(stdout);
+      rows.push_back(row);
+    }
+
+    std::ofstream json(json_path);
+    json << "{\n  \"stub\": \"" << stub << "\",\n  \"threads\": " << at::get_num_threads()
+         << ",\n  \"devices\": [";
+    for (std::size_t d = 0; d < devices.size(); ++d)
+      json << (d ? ", " : "") << "\"" << devices[d] << "\"";
+    json << "],\n  \"rows\": [\n";
+    for (std::size_t i = 0; i < rows.size(); ++i)
+    {
+      const Row & r = rows[i];
+      std::string cfg;
+      for (const char c : r.static_cfg)
+        cfg += c == '"' ? std::string("\\\"") : c == '\n' ? std::string("\\n") : std::string(1, c);
+      json << "    {\"batch\": " << r.batch << ", \"sum_alone\": " << r.sum
+           << ", \"best_static\": " << r.best_static << ", \"adaptive\": " << r.adaptive
+           << ", \"adaptive_cold\": " << r.adaptive_cold << ", \"static_config\": \"" << cfg
+           << "\"}" << (i + 1 < rows.size() ? "," : "") << "\n";
+    }
+    json << "  ]\n}\n";
+    std::printf("\nwrote %s\n", json_path.c_str());
+    return 0;
+  }
+  catch (const std::exception & e)
+  {
+    std::fprintf(stderr, "adaptive_vs_static: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,34 @@
+// Inputs for the AdaptiveHybrid benchmarks: a plausible state for any compiled model.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "neml2/aoti.h"
+
+namespace neml2_bench
+{
+/**
+ * @brief Inputs of batch @p b in host memory for every input @p meta declares:
+ * strains and other increments small and random, history ("old_*") zero, time
+ * steps one (an implicit model then converges at every point).
+ */
+inline neml2::aoti::TensorMap
+inputs_for(const neml2::aoti::Meta & meta, int64_t b)
+{
+  neml2::aoti::TensorMap in;
+  const auto opt = at::TensorOptions().dtype(meta.dtype);
+  for (const auto & v : meta.inputs)
+  {
+    std::vector<int64_t> shape{b};
+    shape.insert(shape.end(), v.shape.begin(), v.shape.end());
+    if (v.name.find("time") != std::string::npos)
+      in[v.name] = at::ones(shape, opt);
+    else if (v.name.rfind("old_", 0) == 0)
+      in[v.name] = at::zeros(shape, opt);
+    else
+      in[v.name] = (at::rand(shape, opt) - 0.5) * 2e-3;
+  }
+  return in;
+}
+} // namespace neml2_bench

@@ -1,0 +1,131 @@
+// AdaptiveHybrid vs the best StaticHybrid in the virtual-time simulator: 1 CPU + 1..8
+// skewed GPUs (sim::profiles), memory- and compute-bound, at several batch sizes.
+// Deterministic: the same build prints the same table.
+//
+//   sim_hybrid [--gpus 8] [--batches 1000000,10000000,100000000] [--calls 8] [--json FILE]
+//
+// Efficiencies are throughput / sum of each device's throughput alone. "bound" is the
+// best any scheduler can do (one round of chunks per device, sized to finish together,
+// no noise); "static" is the best of the Sweep recommendation and the chunk-duration
+// family, tuned on the simulated devices as bench/tune_hybrid tunes real ones.
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "neml2/aoti/schedulers/AdaptiveHybrid.h"
+#include "neml2/aoti/sim/Simulator.h"
+#include "neml2/aoti/tuning/Sweep.h"
+
+using namespace neml2::aoti;
+
+namespace
+{
+std::vector<int64_t>
+split_list(const std::string & s)
+{
+  std::vector<int64_t> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty())
+      out.push_back(std::stoll(item));
+  return out;
+}
+
+/// The best StaticHybrid efficiency found by tuning on the simulated devices.
+double
+best_static(const std::vector<sim::Device> & devices, int64_t batch)
+{
+  Sweep sweep;
+  for (const auto & dev : devices)
+    for (int64_t bs = 1024; bs <= (int64_t(1) << 24); bs *= 4)
+    {
+      StaticHybrid::Config one;
+      one.devices = {dev.name};
+      one.batch_sizes = {bs};
+      sim::Simulator alone({dev});
+      alone.run(sim::VirtualStaticHybrid(one), bs); // warm-up
+      sweep.add(dev.name, bs, 8 * bs, alone.run(sim::VirtualStaticHybrid(one), 8 * bs).seconds);
+    }
+  sim::Simulator s(devices, 7);
+  s.run(sim::VirtualStaticHybrid(sweep.recommend()), 1024 * int64_t(devices.size())); // warm-up
+  const double ideal = double(batch) / s.sum_of_alone_throughputs(batch);
+  std::vector<StaticHybrid::Config> candidates{sweep.recommend()};
+  for (const double f : {1.0 / 256, 1.0 / 64, 1.0 / 16, 1.0 / 4})
+    candidates.push_back(sweep.for_chunk_seconds(f * ideal));
+  double best = 0;
+  for (const auto & cfg : candidates)
+    best = std::max(best, s.run(sim::VirtualStaticHybrid(cfg), batch).throughput());
+  return best / s.sum_of_alone_throughputs(batch);
+}
+} // namespace
+
+int
+main(int argc, char ** argv)
+{
+  std::size_t max_gpus = 8;
+  std::vector<int64_t> batches{1000000, 10000000, 100000000};
+  int calls = 8;
+  std::string json_path = "sim_hybrid.json";
+  for (int i = 1; i + 1 < argc; i += 2)
+  {
+    const std::string a = argv[i], v = argv[i + 1];
+    if (a == "--gpus")
+      max_gpus = std::size_t(std::stoul(v));
+    else if (a == "--batches")
+      batches = split_list(v);
+    else if (a == "--calls")
+      calls = std::max(4, std::stoi(v));
+    else if (a == "--json")
+      json_path = v;
+    else
+    {
+      std::fprintf(stderr, "usage: %s [--gpus N] [--batches B,...] [--calls N] [--json FILE]\n",
+                   argv[0]);
+      return 2;
+    }
+  }
+  std::printf("| model   | GPUs | batch     | bound | adaptive cold | 2nd call | steady (median "
+              "of calls 4..%d) | best static | adaptive / static |\n",
+              calls);
+  std::printf("|---------|------|-----------|-------|---------------|----------|-------------"
+              "----------------|-------------|-------------------|\n");
+  std::ofstream json(json_path);
+  json << "[\n";
+  bool first_row = true;
+  for (const bool compute : {false, true})
+    for (std::size_t gpus = 1; gpus <= max_gpus; ++gpus)
+      for (const int64_t batch : batches)
+      {
+        const auto devices = sim::profiles::hybrid(gpus, compute);
+        sim::Simulator s(devices, 42);
+        AdaptiveHybrid::Config cfg;
+        for (const auto & d : devices)
+          cfg.devices.push_back(d.name);
+        cfg.virtual_devices = true;
+        const AdaptiveHybrid a(cfg);
+        const double sum = s.sum_of_alone_throughputs(batch);
+        std::vector<double> eff;
+        for (int c = 0; c < calls; ++c)
+          eff.push_back(s.run(a, batch).throughput() / sum);
+        std::vector<double> steady(eff.begin() + 3, eff.end());
+        std::sort(steady.begin(), steady.end());
+        const double med = steady[steady.size() / 2];
+        const double bound = double(batch) / s.balanced_seconds(batch) / sum;
+        const double st = best_static(devices, batch);
+        const char * model = compute ? "viscop" : "elastic";
+        std::printf("| %-7s | %4zu | %9lld | %5.3f | %13.3f | %8.3f | %27.3f | %11.3f | %17.3f |\n",
+                    model, gpus, (long long)batch, bound, eff[0], eff[1], med, st, med / st);
+        std::fflush(stdout);
+        json << (first_row ? "" : ",\n") << "  {\"model\": \"" << model << "\", \"gpus\": " << gpus
+             << ", \"batch\": " << batch << ", \"bound\": " << bound << ", \"cold\": " << eff[0]
+             << ", \"second\": " << eff[1] << ", \"steady\": " << med << ", \"best_static\": " << st
+             << "}";
+        first_row = false;
+      }
+  json << "\n]\n";
+  std::printf("\nwrote %s\n", json_path.c_str());
+  return 0;
+}
