@@ -614,6 +614,34 @@ TEST_CASE("E31 NaN and Inf inputs", "[errors]")
         E.copy_(saved);
         CHECK(identical(m.forward({{"strain", clean}}).at("stress"), want));
       });
+
+  // An implicit model (a Newton solve per point) does the same: a NaN strain makes no
+  // point plastic (NaN > 0 is false), so the status says converged, no ConvergenceError
+  // is raised, and the NaN shows in that point's stress.
+  for_each_entry("viscoplastic",
+                 [](auto & m)
+                 {
+                   const auto o = f64();
+                   TensorMap in{{"strain", strains(6) * 0.02},
+                                {"old_plastic_strain", at::zeros({6, 6}, o)},
+                                {"old_equivalent_plastic_strain", at::zeros({6}, o)},
+                                {"time_step", at::full({6}, 0.1, o)}};
+                   const TensorMap want = m.forward(in);
+                   in["strain"] = in.at("strain").clone();
+                   in.at("strain")[3][0] = std::nan("");
+                   TensorMap got;
+                   CHECK(call([&] { got = m.forward(in); }).type == "(nothing)");
+                   for (const auto & [name, t] : want)
+                   {
+                     INFO(name);
+                     REQUIRE(got.count(name));
+                     // The plastic strains of a point taken for elastic stay the old ones.
+                     if (name == "stress")
+                       CHECK(got.at(name)[3].isnan().any().template item<bool>());
+                     for (const int64_t row : {0, 1, 2, 4, 5})
+                       CHECK(identical(got.at(name)[row], t[row]));
+                   }
+                 });
 }
 
 // ---------------------------------------------------------------------------
