@@ -214,6 +214,8 @@ public:
   static constexpr std::size_t window = 32;
   /// @brief Learned entries kept (client, batch size), least recently used dropped first.
   static constexpr std::size_t max_entries = 64;
+  /// @brief A lone device without bounds runs batches up to this size whole (short circuit).
+  static constexpr int64_t lone_whole = 65536;
 
   /// @brief Validate @p config; errors name the class, the field and the index.
   explicit AdaptiveHybrid(Config config) : _config(std::move(config))
@@ -255,15 +257,16 @@ public:
       throw FatalError(cls + "cpu_threads = " + std::to_string(_config.cpu_threads) +
                        " must be >= 0 (0: automatic)");
     // The base fields describe the bounds. DispatchedModel's short circuit reads
-    // batch_sizes: a batch that fits one chunk of a lone device runs whole; without
-    // a bound that is min_chunk, so that a lone CPU still gets its chunks sized
-    // (a memory-bound model runs faster in chunks that stay in cache).
+    // batch_sizes: a batch that fits one chunk of a lone device runs whole. Without
+    // a bound, that is up to lone_whole points: a larger batch on a lone CPU still
+    // gets its chunks sized (a memory-bound model runs faster in chunks that stay
+    // in cache), a smaller one pays no hand-off to a worker.
     constexpr int64_t none = std::numeric_limits<int64_t>::max();
     for (std::size_t i = 0; i < n; ++i)
     {
       const int64_t m = _memory[i] > 0 ? _memory[i] : none;
       const int64_t c = std::min(_max_chunk[i] > 0 ? _max_chunk[i] : none, m);
-      _batch_sizes.push_back(c == none ? _config.min_chunk : c);
+      _batch_sizes.push_back(c == none ? std::max(lone_whole, _config.min_chunk) : c);
       _capacities.push_back(m);
       _priorities.push_back(0);
     }
@@ -626,8 +629,8 @@ private:
 
     // Ceiling: on a device of one lane (a CPU), chunks far above the size with
     // the best cost per point that ran clearly slower per point (they no longer
-    // stay in cache) cap the chunks at twice that size. Two samples at least on
-    // either side; kept until the samples say otherwise. (On a device of several
+    // stay in cache) cap the chunks at that size. Three slower samples at least
+    // (a preempted chunk only looks slow); kept until the samples say otherwise. (On a device of several
     // lanes, a lone last chunk is charged its whole time and only looks slower.)
     std::map<int, std::vector<double>> by_size; // log2 of the size -> seconds per point
     std::map<int, int64_t> biggest;
@@ -659,7 +662,7 @@ private:
           std::min_element(per_point.begin(), per_point.end(),
                            [](const auto & a, const auto & b) { return a.second < b.second; });
       for (const auto & [k, c] : per_point)
-        if (k >= best->first + 2 && count[k] >= 2 && c > 1.15 * best->second)
+        if (k >= best->first + 2 && count[k] >= 3 && c > 1.25 * best->second)
           hist.ceiling = biggest[best->first];
     }
     l.ceiling = hist.ceiling;
