@@ -427,3 +427,97 @@ TEST_CASE("fault injection: random dispatches keep the error contract", "[faults
   CHECK(tally.aggregates > 0); // several concurrent failures did happen
   CHECK(tally.by_type.size() == 5);
 }
+
+namespace
+{
+/// A chunk error that cannot be copied for the report: its clone() runs out of memory.
+class Unreportable : public ConvergenceError
+{
+public:
+  Unreportable() : ConvergenceError("unreportable") {}
+  std::shared_ptr<const Exception> clone() const override { throw std::bad_alloc(); }
+};
+
+/// Simple on the CPU, except that the third call of next() throws, with chunks in flight.
+class FailingNext : public Simple
+{
+public:
+  static constexpr bool asynchronous = true;
+  explicit FailingNext(const Simple::Config & cfg) : Simple(cfg) {}
+  std::string name() const override { return "FailingNext"; }
+  std::optional<Assignment> next(const std::vector<int64_t> & load, int64_t remaining) const
+  {
+    if (++calls == 3)
+      throw std::runtime_error("next() failed on purpose");
+    return Simple::next(load, remaining);
+  }
+  mutable int calls = 0;
+};
+} // namespace
+
+TEST_CASE("an asynchronous dispatch ends and reports even when reporting is in trouble", "[faults]")
+{
+  const std::string s = stub("forward_single");
+  const at::Tensor eps = strains(4096);
+  const at::Tensor want = Model(s, "model", "cpu").forward({{"strain", eps}}).at("stress");
+
+  SECTION("a chunk error that cannot be copied for the report becomes a FatalError, not a hang")
+  {
+    // The policy on its own: the worker's copy of the error is what fails.
+    AsyncPolicy<Simple> policy(std::make_shared<Simple>(Simple::Config{"cpu", 256}));
+    std::atomic<int> ran{0};
+    const auto job = [&](std::size_t, std::size_t ordinal, int64_t, int64_t)
+    {
+      ++ran;
+      if (ordinal == 5)
+        throw Unreportable();
+    };
+    CHECK(fatal_message([&] { policy.execute(4096, job); })
+              .find("out of host memory while reporting a failed chunk") !=
+          std::string::npos);
+    CHECK(ran.load() >= 6);
+    ran = 0;
+    policy.execute(4096, [&](std::size_t, std::size_t, int64_t, int64_t) { ++ran; });
+    CHECK(ran.load() == 16);
+
+    // Through a model: its chunk guard's copy fails first, as an out-of-memory FatalError.
+    auto m = AsyncSimpleCase::make(s, 256);
+    m.set_chunk_hook(
+        [](const at::Device &, std::size_t ordinal, int64_t, int64_t)
+        {
+          if (ordinal == 5)
+            throw Unreportable();
+        });
+    CHECK(fatal_message(
+              [&] {
+                m.forward({{"strain", eps}});
+              })
+              .find("out of memory") != std::string::npos);
+    m.set_chunk_hook({});
+    CHECK(identical(m.forward({{"strain", eps}}).at("stress"), want));
+  }
+
+  SECTION("a scheduler that throws with chunks in flight waits for them, then reports")
+  {
+    auto sched = std::make_shared<FailingNext>(Simple::Config{"cpu", 256});
+    DispatchedModel<AsyncPolicy<FailingNext>> m(s, "model", sched);
+    std::atomic<int> running{0}, finished{0};
+    m.set_chunk_hook(
+        [&](const at::Device &, std::size_t, int64_t, int64_t)
+        {
+          ++running;
+          std::this_thread::sleep_for(std::chrono::milliseconds(20));
+          ++finished;
+        });
+    CHECK(fatal_message(
+              [&] {
+                m.forward({{"strain", eps}});
+              })
+              .find("next() failed on purpose") != std::string::npos);
+    CHECK(running.load() == 2); // the two chunks submitted before next() threw
+    CHECK(finished.load() == 2);
+    m.set_chunk_hook({});
+    sched->calls = 100; // past the failing call
+    CHECK(identical(m.forward({{"strain", eps}}).at("stress"), want));
+  }
+}

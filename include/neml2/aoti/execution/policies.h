@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
-#include <deque>
+#include <list>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -37,8 +37,7 @@ inline constexpr bool is_scheduler_v =
  *
  * For single-device schedulers (Simple, MPISimple).
  */
-template <class S>
-class SyncPolicy
+template <class S> class SyncPolicy
 {
   static_assert(is_scheduler_v<S>,
                 "SyncPolicy<S>: S must be a scheduler policy such as Simple or MPISimple");
@@ -68,8 +67,7 @@ public:
    * @param job `job(device, ordinal, begin, end)`; its exception ends the loop and propagates,
    *        normalized to a library Exception
    */
-  template <class Job>
-  void execute(int64_t batch, Job && job)
+  template <class Job> void execute(int64_t batch, Job && job)
   {
     const std::vector<int64_t> idle(_scheduler->devices().size(), 0);
     // Feedback for learning schedulers (no-ops for the static ones), as AsyncPolicy gives it.
@@ -109,8 +107,7 @@ private:
  * in flight are drained, and then one error is rethrown with its dynamic type,
  * or several as an AggregateError in dispatch order.
  */
-template <class S>
-class AsyncPolicy
+template <class S> class AsyncPolicy
 {
   static_assert(is_scheduler_v<S>,
                 "AsyncPolicy<S>: S must be a scheduler policy such as Simple or StaticHybrid");
@@ -148,8 +145,7 @@ public:
   std::uint64_t client() const { return _client; }
 
   /// @copydoc SyncPolicy::execute
-  template <class Job>
-  void execute(int64_t batch, Job && job)
+  template <class Job> void execute(int64_t batch, Job && job)
   {
     struct Done
     {
@@ -165,77 +161,121 @@ public:
     _scheduler->begin(_client, batch);
     std::mutex mutex;
     std::condition_variable cv;
-    std::deque<Done> done;
+    // Each chunk's record is a list node made here, on the calling thread, before the
+    // chunk is submitted; the worker fills it and splices it into `done`. Reporting a
+    // chunk therefore allocates nothing on the worker: a chunk that fails because the
+    // host is out of memory is still reported, never lost (which would hang the call).
+    std::list<Done> pending, done;
+    // What a worker reports when even the chunk's error cannot be allocated.
+    const std::shared_ptr<const Exception> no_memory = std::make_shared<FatalError>(
+        _scheduler->name() + ": out of host memory while reporting a failed chunk");
 
     std::vector<int64_t> load(_lanes.size(), 0);
-    std::vector<std::pair<std::size_t, std::shared_ptr<const Exception>>> errors;
+    std::list<Done> failed; // failed chunks, spliced out of `done`
+    // An error of the dispatcher itself (the scheduler's next(), or no memory for one more
+    // task). Chunks in flight use this frame, so nothing may leave it before they are all back:
+    // such an error stops the submission and is reported after the last chunk returns.
+    std::shared_ptr<const Exception> stop;
+    const auto stop_here = [&]() noexcept
+    {
+      try
+      {
+        stop = normalize_current_exception(_scheduler->name());
+      }
+      catch (...)
+      {
+        stop = no_memory;
+      }
+    };
     std::size_t in_flight = 0, ordinal = 0;
     int64_t offset = 0;
     while (true)
     {
-      while (errors.empty() && offset < batch)
-      {
-        const auto a = _scheduler->next(load, batch - offset);
-        if (!a)
-          break;
-        const int64_t begin = offset, end = offset + a->size;
-        const std::size_t dev = a->device, ord = ordinal++;
-        auto & lanes = _lanes[dev];
-        lanes[_next_lane[dev]++ % lanes.size()]->submit(
-            [&, dev, ord, begin, end]
-            {
-              Done d{dev, ord, end - begin, nullptr, since_t0(), 0.0};
-              try
+      while (failed.empty() && !stop && offset < batch)
+        try
+        {
+          const auto a = _scheduler->next(load, batch - offset);
+          if (!a)
+            break;
+          const int64_t begin = offset, end = offset + a->size;
+          typename std::list<Done>::iterator slot;
+          {
+            const std::lock_guard<std::mutex> lock(mutex);
+            slot = pending.insert(pending.end(),
+                                  Done{a->device, ordinal, end - begin, nullptr, 0.0, 0.0});
+          }
+          auto & lanes = _lanes[a->device];
+          lanes[_next_lane[a->device] % lanes.size()]->submit(
+              [&, slot, begin, end]() noexcept
               {
-                job(dev, ord, begin, end);
-              }
-              catch (...)
-              {
-                d.error = normalize_current_exception("");
-              }
-              d.end = since_t0();
-              // Notify under the lock: once it is released the dispatcher may return and
-              // destroy `cv`, so this thread must not touch it afterwards.
-              const std::lock_guard<std::mutex> lock(mutex);
-              done.push_back(std::move(d));
-              cv.notify_one();
-            });
-        load[dev] += a->size;
-        offset = end;
-        ++in_flight;
-      }
+                Done & d = *slot; // only this worker touches it until it is spliced
+                d.start = since_t0();
+                try
+                {
+                  job(d.device, d.ordinal, begin, end);
+                }
+                catch (...)
+                {
+                  try
+                  {
+                    d.error = normalize_current_exception("");
+                  }
+                  catch (...)
+                  {
+                    d.error = no_memory;
+                  }
+                }
+                d.end = since_t0();
+                // Notify under the lock: once it is released the dispatcher may return and
+                // destroy `cv`, so this thread must not touch it afterwards.
+                const std::lock_guard<std::mutex> lock(mutex);
+                done.splice(done.end(), pending, slot);
+                cv.notify_one();
+              });
+          ++_next_lane[a->device];
+          ++ordinal;
+          load[a->device] += a->size;
+          offset = end;
+          ++in_flight;
+        }
+        catch (...)
+        {
+          stop_here();
+        }
       if (in_flight == 0)
       {
         // Every device is idle: a scheduler that hands out nothing now would
         // leave rows unassigned, so say so rather than return a partial result.
-        if (errors.empty() && offset < batch)
+        if (failed.empty() && !stop && offset < batch)
           throw FatalError(_scheduler->name() + ": no chunk assigned with " +
                            std::to_string(batch - offset) + " points left and every device idle");
         break;
       }
-      Done d;
+      std::list<Done> got;
       {
         std::unique_lock<std::mutex> lock(mutex);
         cv.wait(lock, [&] { return !done.empty(); });
-        d = std::move(done.front());
-        done.pop_front();
+        got.splice(got.end(), done, done.begin());
       }
+      const Done & d = got.front();
       load[d.device] -= d.size;
       --in_flight;
       if (d.error)
-        errors.emplace_back(d.ordinal, std::move(d.error));
+        failed.splice(failed.end(), got);
       else
-        _scheduler->observe(Completion{d.device, d.size, d.start, d.end});
+        _scheduler->observe(Completion{d.device, d.size, d.start, d.end}); // noexcept
     }
-    if (errors.empty())
-      return;
-    std::sort(errors.begin(), errors.end(),
-              [](const auto & a, const auto & b) { return a.first < b.first; });
-    if (errors.size() == 1)
-      errors.front().second->rethrow();
+    // Nothing is in flight now: the errors can be ordered and reported.
     std::vector<std::shared_ptr<const Exception>> all;
-    for (auto & e : errors)
-      all.push_back(std::move(e.second));
+    failed.sort([](const Done & a, const Done & b) { return a.ordinal < b.ordinal; });
+    for (auto & f : failed)
+      all.push_back(std::move(f.error));
+    if (stop)
+      all.push_back(std::move(stop));
+    if (all.empty())
+      return;
+    if (all.size() == 1)
+      all.front()->rethrow();
     throw AggregateError(std::move(all));
   }
 
