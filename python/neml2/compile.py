@@ -1,16 +1,26 @@
 """neml2-compile: export a model's graphs with torch.export and compile each with AOTInductor.
 
 Writes ``<out>/<model>_aoti.i`` and ``<out>/<model>/<device>/`` (model_meta.json and one
-``.pt2`` per graph) as doc/artifacts.md specifies.
+``.pt2`` per graph) as doc/artifacts.md specifies, plus ``.neml2-fingerprint`` in each
+device folder: what the folder was compiled from, so that an unchanged folder is skipped.
+With ``-j N`` the graphs compile in N spawned processes, each rebuilding the model from
+the input file.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import hashlib
+import json
+import multiprocessing
 import sys
 import time
+import traceback
 import warnings
 from collections.abc import Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +30,7 @@ import torch
 from . import artifact, hit
 from .cli import parse_device, run_main
 from .errors import Neml2Error
+from .hit import Section
 from .models import Model, build_model, model_section
 from .models.base import Pair
 
@@ -153,9 +164,13 @@ class Graph(torch.nn.Module):
     turns into constants of the compiled package.
     """
 
-    def __init__(self, model: Model, graph: str, sel: Selection) -> None:
+    def __init__(
+        self, model: Model, graph: str, sel: Selection, dtype: torch.dtype | None = None
+    ) -> None:
         super().__init__()
         self.model = model
+        #: The dtype of the example inputs (and so of the compiled graph's tensors).
+        self.dtype = dtype or model.dtype
         self.graph = graph
         self.sel = sel
         self.args = graph_args(model, graph, sel)
@@ -201,11 +216,11 @@ class Graph(torch.nn.Module):
         examples = []
         for spec in self.args:
             if spec["role"] == "parameter":
-                examples.append(self.model.parameters[spec["name"]].to(device))
+                examples.append(self.model.parameters[spec["name"]].to(device, self.dtype))
             else:
                 shape = self.model.variable(spec["name"]).shape
                 examples.append(
-                    torch.rand((EXAMPLE_BATCH, *shape), dtype=self.model.dtype, device=device)
+                    torch.rand((EXAMPLE_BATCH, *shape), dtype=self.dtype, device=device)
                 )
         return tuple(examples)
 
@@ -238,16 +253,18 @@ def variables_meta(variables: Sequence[Any]) -> list[Spec]:
     return [{"name": v.name, "shape": list(v.shape)} for v in variables]
 
 
-def build_meta(model: Model, device: torch.device, sel: Selection) -> artifact.Meta:
+def build_meta(
+    model: Model, device: torch.device, sel: Selection, dtype: torch.dtype | None = None
+) -> artifact.Meta:
     graphs = sel.graphs()
     param_blocks = "param_jacobian" in graphs
-    dtype = str(model.dtype).removeprefix("torch.")
+    dtype_name = dtype_text(dtype or model.dtype)
     return {
         "schema": artifact.SCHEMA,
         "model": model.name,
         "type": model.type_name,
         "device": device.type,
-        "dtype": dtype,
+        "dtype": dtype_name,
         "torch_version": torch.__version__,
         "inputs": variables_meta(model.inputs),
         "outputs": variables_meta(model.outputs),
@@ -281,48 +298,505 @@ def build_meta(model: Model, device: torch.device, sel: Selection) -> artifact.M
     }
 
 
+def dtype_text(dtype: torch.dtype) -> str:
+    """``float64`` for ``torch.float64``: the spelling of ``--dtype`` and of model_meta.json."""
+    return str(dtype).removeprefix("torch.")
+
+
+# --- preparing a model ---------------------------------------------------------------
+
+#: The smallest Newton ``rel_tol`` accepted with ``--dtype float32``: about 8 float32 ulps
+#: (float32 resolves about 1.2e-7); a smaller tolerance is never met and every point of
+#: every call would report non-convergence.
+FLOAT32_MIN_REL_TOL = 1e-6
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the command line asks for: everything a worker process needs to rebuild the model."""
+
+    file: str
+    model: str
+    pairs: tuple[str, ...] = ()
+    params: tuple[str, ...] = ()
+    dtype: str = "float64"
+    verbose: bool = False
+
+
+@dataclass
+class Prepared:
+    """A model built from its input file, in the requested dtype, and what to compile of it."""
+
+    section: Section
+    model: Model
+    sel: Selection
+    dtype: torch.dtype
+
+
+def prepare(req: Request) -> Prepared:
+    """Parse the input file, build the model in ``req.dtype`` and resolve ``-d``/``-p``."""
+    root = hit.load(req.file)
+    section = model_section(root, req.model)
+    if section.string("type", "") == artifact.STUB_TYPE:
+        raise section.error(
+            "type", f"[{section.full_name}]: already a compiled model; compile its source .i"
+        )
+    model = build_model(section)
+    dtype = artifact.DTYPES[req.dtype]
+    check_dtype(model, section, dtype)
+    model.parameters = {k: v.to(dtype) for k, v in model.parameters.items()}
+    sel = Selection(select_pairs(model, req.pairs), select_params(model, req.params))
+    return Prepared(section, model, sel, dtype)
+
+
+def implicit_leaves(model: Model) -> list[Model]:
+    """The implicit models inside ``model`` (itself, or the members of a composition)."""
+    members = getattr(model, "models", None)
+    if isinstance(members, list):
+        return [leaf for member in members for leaf in implicit_leaves(member)]
+    return [model] if model.implicit else []
+
+
+def check_dtype(model: Model, section: Section, dtype: torch.dtype) -> None:
+    """Refuse float32 for a Newton solve whose relative tolerance float32 cannot reach."""
+    if dtype != torch.float32:
+        return
+    for leaf in implicit_leaves(model):
+        rel_tol = getattr(getattr(leaf, "solver", None), "rel_tol", None)
+        if rel_tol is None or rel_tol >= FLOAT32_MIN_REL_TOL:
+            continue
+        block = section.parent.child(leaf.name) if section.parent is not None else None
+        named = block is not None and "solver" in block.params
+        where = (
+            f"[Solvers/{block.string('solver')}] sets rel_tol = {rel_tol:g}"
+            if block is not None and named
+            else f"model '{leaf.name}' uses the default Newton solver (rel_tol = {rel_tol:g})"
+        )
+        raise Neml2Error(
+            f"--dtype float32: {where}, finer than float32 resolves (about 1.2e-07), so the "
+            f"solve of model '{leaf.name}' would never converge; set rel_tol >= "
+            f"{FLOAT32_MIN_REL_TOL:g} in a [Solvers] block or compile with --dtype float64"
+        )
+
+
+# --- fingerprints: an unchanged artifact is not recompiled --------------------------
+
+#: Written last into each device folder: what the artifact was compiled from (JSON).
+FINGERPRINT_FILE = ".neml2-fingerprint"
+#: Bump when the fingerprint's contents change meaning.
+FINGERPRINT_FORMAT = 1
+#: How a changed fingerprint entry is named in the "recompiling" line.
+FINGERPRINT_LABELS = {
+    "format": "fingerprint format",
+    "blocks": "input blocks",
+    "parameter_values": "parameter values",
+    "meta": "flags, dtype or variables",
+    "inductor_configs": "inductor settings",
+    "example_batch": "example batch",
+    "neml2_version": "neml2 version",
+    "neml2_source": "neml2 sources",
+    "torch_version": "torch version",
+}
+
+
+def dependency_sections(section: Section) -> list[Section]:
+    """The model's block, the blocks it composes (``models``) and the solvers it names."""
+    root = section
+    while root.parent is not None:
+        root = root.parent
+    solvers = root.child("Solvers")
+    seen: dict[str, Section] = {}
+    todo = [section]
+    while todo:
+        block = todo.pop()
+        if block.full_name in seen:
+            continue
+        seen[block.full_name] = block
+        todo += block.children.values()
+        if "models" in block.params and block.parent is not None:
+            names = block.params["models"].text.split()
+            todo += [sub for name in names if (sub := block.parent.child(name)) is not None]
+        if "solver" in block.params and solvers is not None:
+            solver = solvers.child(block.params["solver"].text.strip())
+            if solver is not None:
+                todo.append(solver)
+    return [seen[name] for name in sorted(seen)]
+
+
+def canonical_blocks(section: Section) -> dict[str, dict[str, str]]:
+    """The dependency blocks' parameters, substituted and with whitespace normalized."""
+    return {
+        block.full_name: {key: " ".join(value.text.split()) for key, value in block.params.items()}
+        for block in dependency_sections(section)
+    }
+
+
+@functools.cache
+def package_digest() -> str:
+    """SHA-256 of this package's Python sources: a changed model kernel changes the graphs."""
+    digest = hashlib.sha256()
+    package = Path(__file__).resolve().parent
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def fingerprint_inputs(prep: Prepared, device: torch.device) -> dict[str, Any]:
+    """Everything that determines one device folder's contents."""
+    from . import __version__
+
+    return {
+        "format": FINGERPRINT_FORMAT,
+        "blocks": canonical_blocks(prep.section),
+        "parameter_values": {
+            name: value.detach().cpu().reshape(-1).tolist()
+            for name, value in prep.model.parameters.items()
+        },
+        "meta": build_meta(prep.model, device, prep.sel, prep.dtype),
+        "inductor_configs": inductor_configs(device),
+        "example_batch": EXAMPLE_BATCH,
+        "neml2_version": __version__,
+        "neml2_source": package_digest(),
+        "torch_version": torch.__version__,
+    }
+
+
+def fingerprint(inputs: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
+
+
+def stale_reason(folder: Path, inputs: dict[str, Any]) -> str | None:
+    """Why ``folder`` must be compiled again, or None when it is up to date.
+
+    Up to date: the fingerprint file matches ``inputs``, model_meta.json holds exactly
+    the meta that would be written, and every graph file has the size recorded when it
+    was compiled (a cheap check that catches a missing, emptied or truncated file).
+    """
+    path = folder / FINGERPRINT_FILE
+    if not path.is_file():
+        return "not compiled before" if not folder.is_dir() else f"no {FINGERPRINT_FILE}"
+    try:
+        record = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return f"{FINGERPRINT_FILE} is unreadable"
+    if not isinstance(record, dict):
+        return f"{FINGERPRINT_FILE} is unreadable"
+    if record.get("fingerprint") != fingerprint(inputs):
+        old = record.get("inputs")
+        changed = [
+            FINGERPRINT_LABELS.get(key, key)
+            for key in inputs
+            if not isinstance(old, dict) or old.get(key) != inputs[key]
+        ]
+        return "changed: " + (", ".join(changed) or "fingerprint")
+    try:
+        meta = json.loads((folder / artifact.META_FILE).read_text())
+    except (OSError, ValueError):
+        return f"{artifact.META_FILE} is missing or unreadable"
+    if meta != inputs["meta"]:
+        return f"{artifact.META_FILE} was edited"
+    sizes = record.get("sizes")
+    for graph in inputs["meta"]["graphs"].values():
+        name = graph["file"]
+        file = folder / name
+        if not file.is_file():
+            return f"{name} is missing"
+        if not isinstance(sizes, dict) or file.stat().st_size != sizes.get(name):
+            return f"{name} changed size"
+    return None
+
+
+def write_fingerprint(folder: Path, inputs: dict[str, Any]) -> None:
+    sizes = {
+        g["file"]: (folder / g["file"]).stat().st_size for g in inputs["meta"]["graphs"].values()
+    }
+    record = {"fingerprint": fingerprint(inputs), "sizes": sizes, "inputs": inputs}
+    (folder / FINGERPRINT_FILE).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+
+
+# --- compiling -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Job:
+    """One graph for one device."""
+
+    device: torch.device
+    graph: str
+    path: Path
+
+
+@dataclass
+class DeviceWork:
+    """A device folder being compiled: its fingerprint inputs and the graphs still running."""
+
+    folder: Path
+    inputs: dict[str, Any]
+    remaining: set[str]
+    start: float = 0.0
+
+
+def compile_one(prep: Prepared, job: Job, verbose: bool) -> float:
+    """Compile one graph (the model already on ``job.device``); the seconds it took."""
+    start = time.perf_counter()
+    try:
+        with warnings.catch_warnings():
+            if not verbose:
+                warnings.simplefilter("ignore")
+            module = Graph(prep.model, job.graph, prep.sel, prep.dtype).to(job.device)
+            compile_graph(module, job.device, job.path)
+    except Exception as err:
+        if verbose:
+            raise
+        raise Neml2Error(failure_message(job, err)) from None
+    return time.perf_counter() - start
+
+
+def failure_message(job: Job, err: BaseException) -> str:
+    first = (str(err).strip().splitlines() or [""])[0]
+    return (
+        f"compiling {job.graph} for {job.device.type} failed: {type(err).__name__}: {first} "
+        "(rerun with --verbose for the full traceback)"
+    )
+
+
+def init_worker() -> None:
+    """A worker compiles one graph at a time; the -j processes are the parallelism."""
+    config = torch._inductor.config
+    if hasattr(config, "compile_threads"):
+        config.compile_threads = 1
+
+
+def compile_in_worker(
+    req: Request, device: str, graph: str, path: str, expected: str
+) -> tuple[float, str | None, str | None]:
+    """Worker-process entry: (seconds, one-line error or None, traceback text or None).
+
+    Errors come back as text rather than as exceptions, so that each one reaches the
+    parent whole (an exception that cannot be pickled would not) and prints as in
+    serial mode.
+    """
+    job = Job(torch.device(device), graph, Path(path))
+    try:
+        prep = prepare(req)
+        if fingerprint(fingerprint_inputs(prep, job.device)) != expected:
+            return 0.0, f"{req.file} changed while it was being compiled; run again", None
+        prep.model.to(job.device)
+        return compile_one(prep, job, req.verbose), None, None
+    except Neml2Error as err:
+        return 0.0, str(err), None
+    except Exception as err:
+        return 0.0, failure_message(job, err), traceback.format_exc()
+
+
+def stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Drop the queued jobs and end the running ones now rather than after their compile."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(timeout=10)
+
+
+class Compiler:
+    """Runs the jobs of every stale device folder, serially or in ``jobs`` processes."""
+
+    def __init__(self, req: Request, prep: Prepared, work: dict[str, DeviceWork]) -> None:
+        self.req = req
+        self.prep = prep
+        self.work = work
+        self.total = sum(len(w.remaining) for w in work.values())
+        self.started = 0
+        self.compiled = 0
+
+    def announce(self, job: Job) -> None:
+        self.started += 1
+        work = self.work[job.device.type]
+        if not work.start:
+            work.start = time.perf_counter()
+        print(
+            f"[{self.started}/{self.total}] compiling {job.graph} for {job.device.type} ...",
+            flush=True,
+        )
+
+    def finished(self, job: Job, seconds: float) -> None:
+        self.compiled += 1
+        print(f"{job.path}: compiled in {seconds:.1f} s", flush=True)
+        work = self.work[job.device.type]
+        work.remaining.discard(job.graph)
+        if not work.remaining:
+            artifact.write_meta(work.folder, work.inputs["meta"])
+            write_fingerprint(work.folder, work.inputs)
+            elapsed = time.perf_counter() - work.start
+            print(f"{work.folder}: done in {elapsed:.1f} s", flush=True)
+
+    def run(self, jobs: Sequence[Job], processes: int) -> None:
+        if processes <= 1 or len(jobs) <= 1:
+            self.run_serial(jobs)
+        else:
+            self.run_parallel(jobs, min(processes, len(jobs)))
+
+    def run_serial(self, jobs: Sequence[Job]) -> None:
+        for job in jobs:
+            self.announce(job)
+            self.prep.model.to(job.device)
+            self.finished(job, compile_one(self.prep, job, self.req.verbose))
+
+    def run_parallel(self, jobs: Sequence[Job], processes: int) -> None:
+        queue = iter(jobs)
+        running: dict[Future[tuple[float, str | None, str | None]], Job] = {}
+        pool = ProcessPoolExecutor(
+            max_workers=processes,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=init_worker,
+        )
+
+        def submit_next() -> None:
+            job = next(queue, None)
+            if job is None:
+                return
+            self.announce(job)
+            expected = fingerprint(self.work[job.device.type].inputs)
+            future = pool.submit(
+                compile_in_worker, self.req, str(job.device), job.graph, str(job.path), expected
+            )
+            running[future] = job
+
+        clean = False
+        try:
+            for _ in range(processes):
+                submit_next()
+            while running:
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                for future in done:
+                    job = running.pop(future)
+                    try:
+                        seconds, error, trace = future.result()
+                    except BrokenProcessPool:
+                        raise Neml2Error(
+                            f"compiling {job.graph} for {job.device.type} failed: its worker "
+                            "process died (out of memory?); rerun with fewer jobs (-j)"
+                        ) from None
+                    if error is not None:
+                        if trace and self.req.verbose:
+                            print(trace, file=sys.stderr, end="", flush=True)
+                        raise Neml2Error(error)
+                    self.finished(job, seconds)
+                    submit_next()
+            clean = True
+        finally:
+            if clean:
+                pool.shutdown(wait=True)
+            else:
+                stop_workers(pool)
+
+
+def clear_folder(folder: Path) -> None:
+    """Remove what an earlier run left: a graph of other -d/-p must not outlive it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    stale = (*(f"{g}.pt2" for g in artifact.GRAPHS), artifact.META_FILE, FINGERPRINT_FILE)
+    for name in stale:
+        (folder / name).unlink(missing_ok=True)
+
+
 def compile_model(
-    model: Model, devices: Sequence[torch.device], sel: Selection, out: Path, verbose: bool
+    req: Request,
+    prep: Prepared,
+    devices: Sequence[torch.device],
+    out: Path,
+    processes: int = 1,
+    force: bool = False,
 ) -> None:
+    start = time.perf_counter()
+    graphs = prep.sel.graphs()
+    work: dict[str, DeviceWork] = {}
+    jobs: list[Job] = []
+    up_to_date = 0
     for device in devices:
-        folder = out / model.name / device.type
-        folder.mkdir(parents=True, exist_ok=True)
-        # a graph left from an earlier run with other -d/-p must not outlive it
-        for stale in (*(f"{g}.pt2" for g in artifact.GRAPHS), artifact.META_FILE):
-            (folder / stale).unlink(missing_ok=True)
-        model.to(device)
-        for graph in sel.graphs():
-            path = folder / f"{graph}.pt2"
-            start = time.perf_counter()
-            try:
-                with warnings.catch_warnings():
-                    if not verbose:
-                        warnings.simplefilter("ignore")
-                    compile_graph(Graph(model, graph, sel).to(device), device, path)
-            except Exception as err:
-                if verbose:
-                    raise
-                first = (str(err).strip().splitlines() or [""])[0]
-                raise Neml2Error(
-                    f"compiling {graph} for {device.type} failed: {type(err).__name__}: {first} "
-                    "(rerun with --verbose for the full traceback)"
-                ) from None
-            print(f"{path}: compiled in {time.perf_counter() - start:.1f} s", flush=True)
-        artifact.write_meta(folder, build_meta(model, device, sel))
-    stub = artifact.stub_path(out, model.name)
-    stub.write_text(artifact.stub_text(model.name))
-    print(f"{stub}: written")
+        folder = out / prep.model.name / device.type
+        inputs = fingerprint_inputs(prep, device)
+        reason = "--force" if force else stale_reason(folder, inputs)
+        if reason is None:
+            print(f"{folder}: up to date, skipped", flush=True)
+            up_to_date += 1
+            continue
+        count = f"{len(graphs)} graph{'s' if len(graphs) != 1 else ''}"
+        print(f"{folder}: {count} to compile ({', '.join(graphs)}); {reason}", flush=True)
+        clear_folder(folder)
+        work[device.type] = DeviceWork(folder, inputs, set(graphs))
+        jobs += [Job(device, graph, folder / f"{graph}.pt2") for graph in graphs]
+    compiler = Compiler(req, prep, work)
+    compiler.run(jobs, processes)
+    stub = artifact.stub_path(out, prep.model.name)
+    text = artifact.stub_text(prep.model.name)
+    if not stub.is_file() or stub.read_text() != text:
+        stub.parent.mkdir(parents=True, exist_ok=True)
+        stub.write_text(text)
+        print(f"{stub}: written")
+    total = f"done in {time.perf_counter() - start:.1f} s: {compiler.compiled} graph"
+    total += "s" if compiler.compiled != 1 else ""
+    total += " compiled"
+    if up_to_date:
+        total += f", {up_to_date} device folder{'s' if up_to_date != 1 else ''} up to date"
+    print(total, flush=True)
+
+
+# --- command line ------------------------------------------------------------------
+
+DESCRIPTION = """\
+Compile one model of an input file into AOTInductor packages that the neml2 C++
+runtime (and neml2.load_model) loads: OUT/<model>_aoti.i, a stub to load, and
+OUT/<model>/<device>/ with model_meta.json and one .pt2 per graph (forward always;
+jvp and jacobian with -d; param_jacobian and param_vjp with -p).
+
+example:
+  neml2-compile tests/aoti/forward_single/model.i --model model -d : -j 2 -o aoti
+
+Each graph takes tens of seconds to minutes to compile. A device folder whose
+input blocks, flags, dtype, torch and neml2 are unchanged since it was compiled
+is skipped ("up to date, skipped"); --force compiles it anyway.
+"""
+
+EPILOG = """\
+The artifact layout and model_meta.json are specified in doc/artifacts.md; the
+input file syntax and the model types in doc/authoring.md and doc/models.md.
+A mistake in the input or the options prints one line and exits with status 2.
+"""
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'")
+    return value
 
 
 def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="neml2-compile",
-        description="Compile a material model into AOTInductor packages, one folder per device.",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("file", metavar="FILE", help="model input file (.i)")
-    parser.add_argument("--model", required=True, help="name of the model block in [Models]")
+    parser.add_argument("file", metavar="FILE", help="the model input file (.i)")
     parser.add_argument(
-        "--device", nargs="+", default=["cpu"], help="device(s): cpu, cuda (default: cpu)"
+        "--model",
+        required=True,
+        metavar="NAME",
+        help="the block of [Models] to compile (required)",
+    )
+    parser.add_argument(
+        "--device",
+        nargs="+",
+        default=["cpu"],
+        metavar="DEVICE",
+        help="device type(s) to compile for, one folder each: cpu, cuda (default: cpu)",
     )
     parser.add_argument(
         "-d",
@@ -331,7 +805,8 @@ def make_parser() -> argparse.ArgumentParser:
         action="extend",
         default=[],
         metavar="PAIR",
-        help="derivative pairs output:input to compile jvp/jacobian for; ':' for all",
+        help="derivative pairs OUTPUT:INPUT to compile jvp and jacobian for; ':' for all, "
+        "'stress:' for every input of stress (default: none, forward only)",
     )
     parser.add_argument(
         "-p",
@@ -340,11 +815,38 @@ def make_parser() -> argparse.ArgumentParser:
         action="extend",
         default=[],
         metavar="NAME",
-        help="parameters to promote to runtime inputs (E or model.E); ':' for all",
+        help="parameters to promote to run-time inputs (E or model.E), which adds "
+        "param_vjp (and param_jacobian with -d); ':' for all (default: none, every "
+        "parameter baked into the graphs)",
     )
-    parser.add_argument("-o", dest="out", default="aoti", help="output folder (default: ./aoti)")
     parser.add_argument(
-        "--verbose", action="store_true", help="show torch warnings and full tracebacks"
+        "--dtype",
+        choices=list(artifact.DTYPES),
+        default="float64",
+        help="floating-point dtype of the parameters and of every tensor the graphs take "
+        "and return (default: float64)",
+    )
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="compile up to N graphs at once, each in its own process; every process "
+        "runs a C++ compiler, so N above the number of cores does not help (default: 1)",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="compile even the device folders that are up to date (default: skip them)",
+    )
+    parser.add_argument(
+        "-o", dest="out", default="aoti", metavar="OUT", help="output folder (default: ./aoti)"
+    )
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="show torch's warnings and the full traceback of a failed compile (default: off)",
     )
     return parser
 
@@ -353,16 +855,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = make_parser().parse_args(argv)
 
     def body() -> int:
-        root = hit.load(args.file)
-        section = model_section(root, args.model)
-        if section.string("type", "") == artifact.STUB_TYPE:
-            raise section.error(
-                "type", f"[{section.full_name}]: already a compiled model; compile its source .i"
-            )
-        model = build_model(section)
-        sel = Selection(select_pairs(model, args.pairs), select_params(model, args.params))
+        req = Request(
+            file=args.file,
+            model=args.model,
+            pairs=tuple(args.pairs),
+            params=tuple(args.params),
+            dtype=args.dtype,
+            verbose=args.verbose,
+        )
+        prep = prepare(req)
         devices = parse_devices(args.device)
-        compile_model(model, devices, sel, Path(args.out), args.verbose)
+        compile_model(req, prep, devices, Path(args.out), args.jobs, args.force)
         return 0
 
     return run_main("neml2-compile", body)

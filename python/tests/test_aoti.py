@@ -38,12 +38,19 @@ def test_layout_and_progress_lines(compiled_elastic: tuple[Path, str]) -> None:
     assert sorted(p.name for p in out.iterdir()) == ["model", "model_aoti.i"]
     assert [p.name for p in (out / "model").iterdir()] == ["cpu"]
     files = sorted(p.name for p in (out / "model" / "cpu").iterdir())
-    assert files == sorted([*(f"{g}.pt2" for g in GRAPHS), "model_meta.json"])
+    assert files == sorted([*(f"{g}.pt2" for g in GRAPHS), "model_meta.json", ".neml2-fingerprint"])
     lines = stdout.splitlines()
-    assert len(lines) == len(GRAPHS) + 1
-    for graph, line in zip(GRAPHS, lines, strict=False):
+    assert len(lines) == 2 * len(GRAPHS) + 4
+    assert lines[0].endswith(
+        f"/model/cpu: 5 graphs to compile ({', '.join(GRAPHS)}); not compiled before"
+    )
+    for index, graph in enumerate(GRAPHS):
+        assert lines[1 + 2 * index] == f"[{index + 1}/5] compiling {graph} for cpu ..."
+        line = lines[2 + 2 * index]
         assert re.fullmatch(rf".*/model/cpu/{graph}\.pt2: compiled in \d+\.\d s", line), line
-    assert lines[-1] == f"{out / 'model_aoti.i'}: written"
+    assert re.fullmatch(r".*/model/cpu: done in \d+\.\d s", lines[-3])
+    assert lines[-2] == f"{out / 'model_aoti.i'}: written"
+    assert re.fullmatch(r"done in \d+\.\d s: 5 graphs compiled", lines[-1])
 
 
 def test_meta(compiled_elastic: tuple[Path, str]) -> None:
