@@ -824,7 +824,7 @@ def make_parser() -> argparse.ArgumentParser:
         choices=list(artifact.DTYPES),
         default="float64",
         help="floating-point dtype of the parameters and of every tensor the graphs take "
-        "and return (default: float64)",
+        "and return; float32 needs every Newton rel_tol >= 1e-6 (default: float64)",
     )
     parser.add_argument(
         "-j",
