@@ -70,6 +70,8 @@ provided()
     ninja-build) command -v ninja > /dev/null ;;
     libopenmpi-dev) command -v mpicxx > /dev/null ;;
     openmpi-bin) command -v mpiexec > /dev/null ;;
+    clang) command -v clang++ > /dev/null ;;
+    libclang-rt-dev) compgen -G '/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a' > /dev/null ;;
     python3-venv) python3 -c 'import ensurepip, venv' > /dev/null 2>&1 ;;
     python3-dev)
       python3 -c 'import os, sys, sysconfig
@@ -82,8 +84,9 @@ sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Pyth
 
 install_system_packages()
 {
+  # clang and libclang-rt-dev (its sanitizer and libFuzzer runtimes): scripts/sanitize.sh.
   local wanted=(cmake ninja-build g++ catch2 libopenmpi-dev openmpi-bin doxygen clang-format
-    clang-tidy)
+    clang-tidy clang libclang-rt-dev)
   # A venv needs ensurepip; torch's AOT compiler needs the Python headers.
   [[ -n ${NEML2_PYTHON:-} ]] || wanted+=(python3-venv python3-dev)
 
