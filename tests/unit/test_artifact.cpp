@@ -1,5 +1,6 @@
 // The stub reader (HIT subset) and the model_meta.json reader, on files written here.
 #include "catch.h"
+#include "remove_tree.h"
 
 #include <atomic>
 #include <filesystem>
@@ -25,7 +26,7 @@ struct TempDir
            ("neml2_unit_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
     fs::create_directories(path);
   }
-  ~TempDir() { fs::remove_all(path); }
+  ~TempDir() { neml2_test::remove_tree(path); }
   fs::path write(const std::string & name, const std::string & text) const
   {
     const fs::path p = path / name;
@@ -58,14 +59,13 @@ torch_mm()
 
 /// A valid meta with one hook to break it.
 std::string
-meta_json(const std::string & schema = "1",
-          const std::string & torch = "",
-          const std::string & device = "cpu",
-          const std::string & dtype = "float64",
+meta_json(const std::string & schema = "1", const std::string & torch = "",
+          const std::string & device = "cpu", const std::string & dtype = "float64",
           const std::string & forward_file = "forward.pt2")
 {
   return R"({"schema": )" + schema + R"(, "model": "model", "type": "LinearIsotropicElasticity",
-  "device": ")" + device + R"(", "dtype": ")" + dtype + R"(", "torch_version": ")" +
+  "device": ")" +
+         device + R"(", "dtype": ")" + dtype + R"(", "torch_version": ")" +
          (torch.empty() ? torch_mm() + ".0" : torch) + R"(",
   "inputs": [{"name": "strain", "shape": [6]}],
   "outputs": [{"name": "stress", "shape": [6]}],
@@ -73,7 +73,8 @@ meta_json(const std::string & schema = "1",
   "derivatives": [{"of": "stress", "wrt": "strain", "batched": false}],
   "param_derivatives": [{"of": "stress", "wrt": "model.E", "batched": true}],
   "status": null,
-  "graphs": {"forward": {"file": ")" + forward_file + R"(",
+  "graphs": {"forward": {"file": ")" +
+         forward_file + R"(",
      "args": [{"role": "input", "name": "strain"}, {"role": "parameter", "name": "model.E"}],
      "returns": [{"role": "output", "name": "stress"}]}}})";
 }
@@ -81,9 +82,10 @@ meta_json(const std::string & schema = "1",
 
 TEST_CASE("HIT: sections, fields, quotes and comments", "[stub]")
 {
-  const auto root = parse_hit("# header\n[Models] # trailing\n  [model]\n    type = AOTIModel\n"
-                              "    artifact_path = 'my model' # 'quoted'\n    n=\"3\"\n  [../]\n[]\n",
-                              "f.i");
+  const auto root =
+      parse_hit("# header\n[Models] # trailing\n  [model]\n    type = AOTIModel\n"
+                "    artifact_path = 'my model' # 'quoted'\n    n=\"3\"\n  [../]\n[]\n",
+                "f.i");
   const auto * models = root.section("Models");
   REQUIRE(models);
   const auto * m = models->section("model");
@@ -135,9 +137,10 @@ TEST_CASE("read_stub resolves artifact_path against the stub's folder", "[stub]"
              Catch::Matchers::ContainsSubstring("b.i:2: model 'model' has no 'artifact_path'"));
   const auto eager = dir.write("c.i", "[Models]\n  [model]\n    type = LinearIsotropicElasticity\n"
                                       "  []\n[]\n");
-  CHECK_THAT(message_of([&] { read_stub(eager.string(), "model"); }),
-             Catch::Matchers::ContainsSubstring("c.i:3: model 'model' has type "
-                                                "'LinearIsotropicElasticity', expected 'AOTIModel'"));
+  CHECK_THAT(
+      message_of([&] { read_stub(eager.string(), "model"); }),
+      Catch::Matchers::ContainsSubstring("c.i:3: model 'model' has type "
+                                         "'LinearIsotropicElasticity', expected 'AOTIModel'"));
   const auto no_models = dir.write("d.i", "[Solvers]\n[]\n");
   CHECK_THAT(message_of([&] { read_stub(no_models.string(), "model"); }),
              Catch::Matchers::ContainsSubstring("no [Models] block"));

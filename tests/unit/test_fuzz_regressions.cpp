@@ -1,5 +1,6 @@
 // Inputs that the fuzz targets (tests/fuzz) found crashing or undefined, kept as tests.
 #include "catch.h"
+#include "remove_tree.h"
 
 #include <atomic>
 #include <filesystem>
@@ -34,7 +35,7 @@ read_meta_message(const std::string & json)
   {
     message = e.what();
   }
-  fs::remove_all(dir);
+  neml2_test::remove_tree(dir);
   return message;
 }
 } // namespace

@@ -2,8 +2,10 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,7 @@
 #include "neml2/aoti/artifact/Stub.h"
 #include "neml2/aoti/detail/call.h"
 #include "neml2/aoti/detail/device.h"
+#include "neml2/aoti/detail/json.h"
 #include "neml2/aoti/detail/zip.h"
 #include "neml2/aoti/types.h"
 
@@ -24,6 +27,58 @@ namespace neml2::aoti
 {
 namespace detail
 {
+/**
+ * The number of tensors in part @p which (0: inputs, 1: outputs) of a compiled graph's
+ * call spec: the leaves of the pytree spec torch stores with the graph, e.g.
+ * `[1, {"type": "builtins.tuple", ..., "children_spec": [...]}]`, where a leaf has type
+ * null. Empty when the loader gives no spec or one in a form this reader does not know
+ * (then nothing is checked).
+ */
+inline std::optional<std::size_t>
+call_spec_leaves(torch::inductor::AOTIModelPackageLoader & loader, std::size_t which)
+{
+  std::vector<std::string> specs;
+  try
+  {
+    specs = loader.get_call_spec();
+  }
+  catch (...)
+  {
+    return std::nullopt;
+  }
+  if (which >= specs.size())
+    return std::nullopt;
+  Json root;
+  try
+  {
+    root = JsonParser::parse(specs[which]);
+  }
+  catch (const std::exception &)
+  {
+    return std::nullopt;
+  }
+  if (root.kind != Json::Kind::Array || root.array.size() != 2)
+    return std::nullopt;
+  std::size_t leaves = 0;
+  bool known = true;
+  const std::function<void(const Json &)> walk = [&](const Json & node)
+  {
+    const Json * type = node.kind == Json::Kind::Object ? node.find("type") : nullptr;
+    const Json * children = node.kind == Json::Kind::Object ? node.find("children_spec") : nullptr;
+    if (!type || !children || children->kind != Json::Kind::Array)
+    {
+      known = false;
+      return;
+    }
+    if (type->kind == Json::Kind::Null)
+      ++leaves;
+    for (const auto & c : children->array)
+      walk(c);
+  };
+  walk(root.array[1]);
+  return known ? std::optional<std::size_t>(leaves) : std::nullopt;
+}
+
 /**
  * Refuse an entry of @p params that is not a promoted parameter of the model: a
  * misspelt name (or a parameter that was baked into the graph) would otherwise be
@@ -38,8 +93,7 @@ check_parameter_names(const Meta & meta, const TensorMap & params)
   for (const auto & [name, t] : params)
     if (!meta.find(meta.parameters, name))
       throw FatalError(who(meta) + ": unknown parameter '" + name +
-                       "' in named_parameters() (promoted parameters: " +
-                       names(meta.parameters) +
+                       "' in named_parameters() (promoted parameters: " + names(meta.parameters) +
                        "): a parameter baked into the graph cannot be changed at run time; "
                        "promote it with -p NAME (or -p :) to neml2-compile");
 }
@@ -69,15 +123,15 @@ public:
    * @param device "cpu", "cuda" or "cuda:N"
    */
   Model(const std::string & stub, const std::string & name, const std::string & device = "cpu")
-    : Model(read_stub(stub, name), detail::parse_device(device, "model '" + name + "'"))
+      : Model(read_stub(stub, name), detail::parse_device(device, "model '" + name + "'"))
   {
   }
 
   /// @brief Load from an already-read stub entry onto @p device.
   Model(const StubEntry & entry, at::Device device)
-    : _device(device),
-      _meta(read_meta(entry.artifact_folder / c10::DeviceTypeName(device.type(), true),
-                      c10::DeviceTypeName(device.type(), true)))
+      : _device(device),
+        _meta(read_meta(entry.artifact_folder / c10::DeviceTypeName(device.type(), true),
+                        c10::DeviceTypeName(device.type(), true)))
   {
     if (_meta.model != entry.model)
       throw FatalError(entry.file + ": model '" + entry.model + "' points at artifacts of model '" +
@@ -106,16 +160,25 @@ public:
               }
               catch (...)
               {
-                rethrow_normalized(context + ": cannot load graph '" + graph_name(g) +
-                                            "' from '" + spec.file.string() + "'");
+                rethrow_normalized(context + ": cannot load graph '" + graph_name(g) + "' from '" +
+                                   spec.file.string() + "'");
               }
+              // A graph called with another number of arguments than it was compiled for
+              // reads past them (torch 2.11 checks nothing and crashes): compare first.
+              const auto taken = detail::call_spec_leaves(*_loaders[g], 0);
+              if (taken && *taken != spec.args.size())
+                throw FatalError(context + ": graph '" + graph_name(g) + "' in '" +
+                                 spec.file.string() + "' takes " + std::to_string(*taken) +
+                                 " inputs, model_meta.json declares " +
+                                 std::to_string(spec.args.size()) +
+                                 ": the graph files and model_meta.json do not match; recompile "
+                                 "the model with neml2-compile");
             }
             const auto opts = at::TensorOptions().dtype(_meta.dtype).device(_device);
             for (const auto & p : _meta.parameters)
-              _parameters[p.name] =
-                  at::tensor(p.value, at::TensorOptions().dtype(at::kDouble))
-                      .reshape(p.shape)
-                      .to(opts);
+              _parameters[p.name] = at::tensor(p.value, at::TensorOptions().dtype(at::kDouble))
+                                        .reshape(p.shape)
+                                        .to(opts);
             warm_up();
           });
   }
@@ -162,7 +225,8 @@ public:
     return evaluate(Graph::jacobian, inputs, nullptr).deriv;
   }
 
-  /// @brief Derivatives of the outputs with respect to the promoted parameters, result[output][param].
+  /// @brief Derivatives of the outputs with respect to the promoted parameters,
+  /// result[output][param].
   DerivMap param_jacobian(const TensorMap & inputs) const
   {
     return evaluate(Graph::param_jacobian, inputs, nullptr).deriv;
@@ -212,10 +276,8 @@ public:
   }
 
   /// @brief The second half of run(): the graph on staged arguments, returns checked.
-  std::vector<at::Tensor> execute(const detail::Call & call,
-                                  const std::vector<at::Tensor> & args,
-                                  int64_t begin,
-                                  int64_t end) const
+  std::vector<at::Tensor> execute(const detail::Call & call, const std::vector<at::Tensor> & args,
+                                  int64_t begin, int64_t end) const
   {
     const c10::DeviceGuard device_guard(_device);
     void * stream = nullptr;
@@ -234,8 +296,8 @@ public:
       detail::check_status(_meta, call, returns,
                            begin == 0 && end == call.batch
                                ? std::string()
-                               : " in rows [" + std::to_string(begin) + ", " +
-                                     std::to_string(end) + ") on " + _device.str());
+                               : " in rows [" + std::to_string(begin) + ", " + std::to_string(end) +
+                                     ") on " + _device.str());
     return returns;
   }
 
@@ -265,9 +327,8 @@ private:
                    detail::check_parameter_names(_meta, _parameters);
                    const detail::Call call = detail::prepare(_meta, g, inputs, extra);
                    if (call.device != _device)
-                     throw FatalError(detail::who(_meta) + ": inputs are on " +
-                                      call.device.str() + " but the model runs on " +
-                                      _device.str());
+                     throw FatalError(detail::who(_meta) + ": inputs are on " + call.device.str() +
+                                      " but the model runs on " + _device.str());
                    auto returns = call.batch == 0 ? detail::empty_returns(_meta, call)
                                                   : run(call, 0, call.batch);
                    return detail::finish(call, std::move(returns));
@@ -287,7 +348,8 @@ private:
         shape.insert(shape.end(), v.shape.begin(), v.shape.end());
         in[v.name] = at::zeros(shape, opts);
       }
-      const detail::Call call = detail::prepare(_meta, g, in, g == Graph::forward ? nullptr : &extra);
+      const detail::Call call =
+          detail::prepare(_meta, g, in, g == Graph::forward ? nullptr : &extra);
       const c10::DeviceGuard device_guard(_device);
       std::vector<at::Tensor> args;
       for (std::size_t i = 0; i < call.args.size(); ++i)
