@@ -3,6 +3,7 @@
 
 #include <cctype>
 #include <string>
+#include <vector>
 
 #include <ATen/ATen.h>
 #include <ATen/detail/CUDAHooksInterface.h>
@@ -60,5 +61,34 @@ inline std::string
 device_string(const at::Device & d)
 {
   return d.str();
+}
+/**
+ * Parse the device list of a hybrid scheduler's config: each entry as parse_device does
+ * (named `<cls>devices[i]` in errors), no device twice, at most one CPU (one CPU worker
+ * already uses every core), at least one device.
+ */
+inline std::vector<at::Device>
+parse_device_list(const std::vector<std::string> & names, const std::string & cls,
+                  bool require_present = true)
+{
+  if (names.empty())
+    throw FatalError(cls + "devices is empty");
+  std::vector<at::Device> devices;
+  bool has_cpu = false;
+  for (std::size_t i = 0; i < names.size(); ++i)
+  {
+    const auto d =
+        parse_device(names[i], cls + "devices[" + std::to_string(i) + "]", require_present);
+    for (std::size_t j = 0; j < devices.size(); ++j)
+      if (devices[j] == d)
+        throw FatalError(cls + "devices[" + std::to_string(i) + "] = '" + names[i] +
+                         "' repeats devices[" + std::to_string(j) + "]");
+    if (d.is_cpu() && has_cpu)
+      throw FatalError(cls + "devices[" + std::to_string(i) +
+                       "]: at most one CPU device (one CPU worker already uses every core)");
+    has_cpu = has_cpu || d.is_cpu();
+    devices.push_back(d);
+  }
+  return devices;
 }
 } // namespace neml2::aoti::detail

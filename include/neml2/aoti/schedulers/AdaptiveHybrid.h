@@ -222,23 +222,7 @@ public:
   {
     const std::string cls = "AdaptiveHybridScheduler: ";
     const std::size_t n = _config.devices.size();
-    if (n == 0)
-      throw FatalError(cls + "devices is empty");
-    bool has_cpu = false;
-    for (std::size_t i = 0; i < n; ++i)
-    {
-      const auto d = detail::parse_device(
-          _config.devices[i], cls + "devices[" + std::to_string(i) + "]", !_config.virtual_devices);
-      for (std::size_t j = 0; j < _devices.size(); ++j)
-        if (_devices[j] == d)
-          throw FatalError(cls + "devices[" + std::to_string(i) + "] = '" + _config.devices[i] +
-                           "' repeats devices[" + std::to_string(j) + "]");
-      if (d.is_cpu() && has_cpu)
-        throw FatalError(cls + "devices[" + std::to_string(i) +
-                         "]: at most one CPU device (one CPU worker already uses every core)");
-      has_cpu = has_cpu || d.is_cpu();
-      _devices.push_back(d);
-    }
+    _devices = detail::parse_device_list(_config.devices, cls, !_config.virtual_devices);
     if (_config.min_chunk < 1)
       throw FatalError(cls + "min_chunk = " + std::to_string(_config.min_chunk) + " must be >= 1");
     _max_chunk = broadcast(_config.max_chunks, "max_chunks");
@@ -630,8 +614,8 @@ private:
     // Ceiling: on a device of one lane (a CPU), chunks far above the size with
     // the best cost per point that ran clearly slower per point (they no longer
     // stay in cache) cap the chunks at that size. Three slower samples at least
-    // (a preempted chunk only looks slow); kept until the samples say otherwise. (On a device of several
-    // lanes, a lone last chunk is charged its whole time and only looks slower.)
+    // (a preempted chunk only looks slow); kept until the samples say otherwise. (On a device of
+    // several lanes, a lone last chunk is charged its whole time and only looks slower.)
     std::map<int, std::vector<double>> by_size; // log2 of the size -> seconds per point
     std::map<int, int64_t> biggest;
     const auto bucket = [&](int64_t size, double seconds, bool cold)

@@ -34,10 +34,10 @@ public:
   /// @brief Configuration; batch_sizes, capacities and priorities broadcast from length 1.
   struct Config
   {
-    std::vector<std::string> devices;  ///< e.g. {"cpu", "cuda:0"}
-    std::vector<int64_t> batch_sizes;  ///< points per chunk, per device (> 0)
-    std::vector<int64_t> capacities;   ///< points in flight per device; default 2 * batch_size
-    std::vector<int64_t> priorities;   ///< higher first; default all equal (configuration order)
+    std::vector<std::string> devices; ///< e.g. {"cpu", "cuda:0"}
+    std::vector<int64_t> batch_sizes; ///< points per chunk, per device (> 0)
+    std::vector<int64_t> capacities;  ///< points in flight per device; default 2 * batch_size
+    std::vector<int64_t> priorities;  ///< higher first; default all equal (configuration order)
     int cpu_threads = 0; ///< intra-op threads of the CPU worker; 0: all cores but one per GPU lane
   };
 
@@ -46,37 +46,21 @@ public:
   {
     const std::string cls = "StaticHybridScheduler: ";
     const std::size_t n = _config.devices.size();
-    if (n == 0)
-      throw FatalError(cls + "devices is empty");
-    bool has_cpu = false;
-    for (std::size_t i = 0; i < n; ++i)
-    {
-      const auto d =
-          detail::parse_device(_config.devices[i], cls + "devices[" + std::to_string(i) + "]");
-      for (std::size_t j = 0; j < _devices.size(); ++j)
-        if (_devices[j] == d)
-          throw FatalError(cls + "devices[" + std::to_string(i) + "] = '" + _config.devices[i] +
-                           "' repeats devices[" + std::to_string(j) + "]");
-      if (d.is_cpu() && has_cpu)
-        throw FatalError(cls + "devices[" + std::to_string(i) +
-                         "]: at most one CPU device (one CPU worker already uses every core)");
-      has_cpu = has_cpu || d.is_cpu();
-      _devices.push_back(d);
-    }
+    _devices = detail::parse_device_list(_config.devices, cls);
     _batch_sizes = broadcast(_config.batch_sizes, "batch_sizes", 0, false);
     for (std::size_t i = 0; i < n; ++i)
       if (_batch_sizes[i] <= 0)
-        throw FatalError(cls + "batch_sizes[" + std::to_string(i) + "] = " +
-                         std::to_string(_batch_sizes[i]) + " must be > 0");
+        throw FatalError(cls + "batch_sizes[" + std::to_string(i) +
+                         "] = " + std::to_string(_batch_sizes[i]) + " must be > 0");
     _capacities = broadcast(_config.capacities, "capacities", 0, true);
     for (std::size_t i = 0; i < n; ++i)
     {
       if (_config.capacities.empty())
         _capacities[i] = 2 * _batch_sizes[i];
       else if (_capacities[i] < _batch_sizes[i])
-        throw FatalError(cls + "capacities[" + std::to_string(i) + "] = " +
-                         std::to_string(_capacities[i]) + " < batch_sizes[" + std::to_string(i) +
-                         "] = " + std::to_string(_batch_sizes[i]));
+        throw FatalError(cls + "capacities[" + std::to_string(i) +
+                         "] = " + std::to_string(_capacities[i]) + " < batch_sizes[" +
+                         std::to_string(i) + "] = " + std::to_string(_batch_sizes[i]));
     }
     _priorities = broadcast(_config.priorities, "priorities", 0, true);
     if (_config.cpu_threads < 0)
