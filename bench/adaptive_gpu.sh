@@ -19,6 +19,16 @@ art=$build/artifacts
 models="forward_single viscoplastic"
 mkdir -p "$out" "$art"
 
+# The elastic model of the tests; the viscoplastic one with a production iteration cap.
+model_file()
+{
+  if [[ -f $root/bench/models/$1.i ]]; then
+    echo "$root/bench/models/$1.i"
+  else
+    echo "$root/tests/aoti/$1/model.i"
+  fi
+}
+
 if "$py" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)'; then
   compile_devices=(cpu cuda)
   devices=cpu,cuda:0
@@ -30,7 +40,7 @@ fi
 if [[ $stage == prepare || $stage == all ]]; then
   for m in $models; do
     [[ -f $art/$m/model_aoti.i ]] ||
-      PYTHONPATH=$root/python "$py" -m neml2.compile "$root/tests/aoti/$m/model.i" \
+      PYTHONPATH=$root/python "$py" -m neml2.compile "$(model_file "$m")" \
         --model model --device "${compile_devices[@]}" -o "$art/$m" > "$out/compile_$m.log" 2>&1 &
   done
   cmake -G Ninja -S "$root" -B "$build" -DPython_EXECUTABLE="$(command -v "$py")" \

@@ -27,14 +27,14 @@ enum class Combine
 /// One validated call of one graph on the full batch, before slicing.
 struct Call
 {
-  Graph graph = Graph::forward;      ///< which graph
-  const GraphSpec * spec = nullptr;  ///< its signature
-  int64_t batch = 0;                 ///< B (1 when nothing is batched)
-  bool batched = false;              ///< whether any argument carries the batch dimension
-  at::Device device = at::kCPU;      ///< where the user's tensors live
-  std::vector<at::Tensor> args;      ///< by position; parameters are left undefined
-  std::vector<bool> arg_batched;     ///< per argument: has the leading batch dimension
-  std::vector<Combine> combine;      ///< per return slot
+  Graph graph = Graph::forward;     ///< which graph
+  const GraphSpec * spec = nullptr; ///< its signature
+  int64_t batch = 0;                ///< B (1 when nothing is batched)
+  bool batched = false;             ///< whether any argument carries the batch dimension
+  at::Device device = at::kCPU;     ///< where the user's tensors live
+  std::vector<at::Tensor> args;     ///< by position; parameters are left undefined
+  std::vector<bool> arg_batched;    ///< per argument: has the leading batch dimension
+  std::vector<Combine> combine;     ///< per return slot
 };
 
 /// The message prefix naming the model.
@@ -152,8 +152,8 @@ prepare(const Meta & meta, Graph g, const TensorMap & inputs, const TensorMap * 
 
   for (const auto & [name, t] : inputs)
     if (!meta.find(meta.inputs, name))
-      throw FatalError(who(meta) + ": unknown input '" + name + "' (expected inputs: " +
-                       names(meta.inputs) + ")");
+      throw FatalError(who(meta) + ": unknown input '" + name +
+                       "' (expected inputs: " + names(meta.inputs) + ")");
   const SlotSpec::Role extra_role =
       g == Graph::jvp ? SlotSpec::Role::tangent : SlotSpec::Role::cotangent;
   const char * extra_kind = g == Graph::jvp ? "tangent" : "cotangent";
@@ -162,18 +162,18 @@ prepare(const Meta & meta, Graph g, const TensorMap & inputs, const TensorMap * 
     {
       // Named, not a structured binding: Clang cannot capture one in a lambda before C++20.
       const std::string & name = entry.first;
-      const bool wanted = std::any_of(call.spec->args.begin(), call.spec->args.end(),
-                                      [&](const SlotSpec & s)
-                                      { return s.role == extra_role && s.name == name; });
+      const bool wanted =
+          std::any_of(call.spec->args.begin(), call.spec->args.end(),
+                      [&](const SlotSpec & s) { return s.role == extra_role && s.name == name; });
       if (wanted)
         continue;
       if (g == Graph::jvp && meta.find(meta.inputs, name))
         throw FatalError(who(meta) + ": no derivative pair with respect to '" + name +
                          "' was compiled: add -d OUTPUT:" + name + " (or -d :) to neml2-compile");
-      throw FatalError(who(meta) + ": unknown " + extra_kind + " '" + name + "' (expected " +
-                       (g == Graph::jvp ? "inputs: " + names(meta.inputs)
-                                        : "outputs: " + names(meta.outputs)) +
-                       ")");
+      throw FatalError(
+          who(meta) + ": unknown " + extra_kind + " '" + name + "' (expected " +
+          (g == Graph::jvp ? "inputs: " + names(meta.inputs) : "outputs: " + names(meta.outputs)) +
+          ")");
     }
 
   std::optional<at::Device> device;
@@ -204,8 +204,8 @@ prepare(const Meta & meta, Graph g, const TensorMap & inputs, const TensorMap * 
     if (!source || found == source->end())
     {
       if (!is_extra)
-        throw FatalError(who(meta) + ": missing input '" + slot.name + "' (expected inputs: " +
-                         names(meta.inputs) + ")");
+        throw FatalError(who(meta) + ": missing input '" + slot.name +
+                         "' (expected inputs: " + names(meta.inputs) + ")");
       // A missing tangent or cotangent is zero; the device is fixed below.
       call.args.push_back(at::Tensor());
       call.arg_batched.push_back(false);
@@ -229,7 +229,8 @@ prepare(const Meta & meta, Graph g, const TensorMap & inputs, const TensorMap * 
     }
     else if (t.device() != *device)
       throw FatalError(who(meta) + ": inputs on mixed devices: " + item() + " is on " +
-                       t.device().str() + " but " + describe(device_slot) + " is on " + device->str());
+                       t.device().str() + " but " + describe(device_slot) + " is on " +
+                       device->str());
     const auto base = at::IntArrayRef(var->shape);
     const auto shape = t.sizes();
     bool batched;
@@ -239,8 +240,7 @@ prepare(const Meta & meta, Graph g, const TensorMap & inputs, const TensorMap * 
       batched = true;
     else
       throw FatalError(who(meta) + ": " + item() + " has shape " + shape_str(shape) +
-                       ", expected " + shape_str(base) + " or (B, " +
-                       shape_str(base).substr(1));
+                       ", expected " + shape_str(base) + " or (B, " + shape_str(base).substr(1));
     if (batched)
     {
       if (batch >= 0 && shape[0] != batch)
@@ -283,6 +283,17 @@ chunk_arg(const Call & call, std::size_t i, int64_t begin, int64_t end, const at
   if (call.arg_batched[i])
   {
     at::Tensor s = (begin == 0 && end == a.size(0)) ? a : a.slice(0, begin, end);
+    if (device.is_cuda() && s.device().is_cpu() && !s.is_pinned())
+    {
+      // A pageable upload goes through the driver's single-threaded staging (a quarter
+      // of the pinned bandwidth, and it serialises the lanes of a GPU). Stage through
+      // page-locked memory instead: the caching host allocator reuses the buffer once
+      // the upload recorded on this stream is done, and the CPU copy into it is
+      // parallel. The upload is then asynchronous on the stream the graph runs on.
+      at::Tensor staged = at::empty(s.sizes(), s.options().pinned_memory(true));
+      staged.copy_(s);
+      return staged.to(device, /*non_blocking=*/true);
+    }
     return s.to(device).contiguous();
   }
   std::vector<int64_t> shape{end - begin};
@@ -328,8 +339,8 @@ check_status(const Meta & meta, const Call & call, const std::vector<at::Tensor>
 /// Results by slot key: (name) for maps, (of, wrt) for derivative blocks.
 struct Named
 {
-  TensorMap map;   ///< outputs, tangents or adjoints
-  DerivMap deriv;  ///< derivative blocks
+  TensorMap map;  ///< outputs, tangents or adjoints
+  DerivMap deriv; ///< derivative blocks
 };
 
 /// Put positional graph returns under their names, dropping status slots.
