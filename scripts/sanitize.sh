@@ -84,11 +84,12 @@ configure_and_build()
   shift
   local targets=("$@")
   log "configure $dir ($*)"
+  mkdir -p "$dir"
   cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     "-DCMAKE_CXX_COMPILER=$clangxx" "-DPython_EXECUTABLE=$py" \
     -DNEML2_EXAMPLES=OFF -DNEML2_MPI=OFF -DNEML2_WERROR=OFF \
-    "-DNEML2_TEST_ARTIFACTS_DIR=$artifacts" "${cmake_extra[@]}" > "$dir.configure.log" 2>&1 \
-    || { cat "$dir.configure.log"; die "configuring $dir failed"; }
+    "-DNEML2_TEST_ARTIFACTS_DIR=$artifacts" "${cmake_extra[@]}" > "$dir/configure.log" 2>&1 \
+    || { cat "$dir/configure.log"; die "configuring $dir failed"; }
   log "build ${targets[*]} with $jobs jobs"
   cmake --build "$dir" -j "$jobs" --target "${targets[@]}"
 }
