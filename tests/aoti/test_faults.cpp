@@ -442,7 +442,6 @@ public:
 class FailingNext : public Simple
 {
 public:
-  static constexpr bool asynchronous = true;
   explicit FailingNext(const Simple::Config & cfg) : Simple(cfg) {}
   std::string name() const override { return "FailingNext"; }
   std::optional<Assignment> next(const std::vector<int64_t> & load, int64_t remaining) const
@@ -473,8 +472,7 @@ TEST_CASE("an asynchronous dispatch ends and reports even when reporting is in t
         throw Unreportable();
     };
     CHECK(fatal_message([&] { policy.execute(4096, job); })
-              .find("out of host memory while reporting a failed chunk") !=
-          std::string::npos);
+              .find("out of host memory while reporting a failed chunk") != std::string::npos);
     CHECK(ran.load() >= 6);
     ran = 0;
     policy.execute(4096, [&](std::size_t, std::size_t, int64_t, int64_t) { ++ran; });
