@@ -17,6 +17,7 @@
 #include <ATen/Parallel.h>
 #include <mpi.h>
 
+#include "bench_inputs.h"
 #include "neml2/csrc/dispatchers/MPISimpleScheduler.h"
 #include "neml2/csrc/dispatchers/factory.h"
 
@@ -62,9 +63,10 @@ run(int argc, char ** argv, int rank, int size)
 
   const int64_t base = batch / size, extra = batch % size;
   const int64_t rows = base + (rank < extra ? 1 : 0);
-  auto gen = at::make_generator<at::CPUGeneratorImpl>(1 + rank);
-  const TensorMap inputs{
-      {"strain", (at::rand({rows, 6}, gen, at::TensorOptions().dtype(at::kDouble)) - 0.5) * 1e-3}};
+  // Every input the model declares (strains small and random, history zero, unit time
+  // steps), so implicit models run too.
+  at::manual_seed(1 + uint64_t(rank));
+  const TensorMap inputs = neml2_bench::inputs_for(model.meta(), rows);
 
   // Warm up (first-call allocations, page faults on the output), then time the
   // slowest rank: each repetition starts and ends at a barrier.
