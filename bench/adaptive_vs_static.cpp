@@ -27,44 +27,16 @@
 #include "neml2/aoti/tuning/Sweep.h"
 
 #include "bench_inputs.h"
+#include "bench_util.h"
 
 using namespace neml2::aoti;
 using neml2_bench::inputs_for;
+using neml2_bench::median_time;
+using neml2_bench::seconds_of;
+using neml2_bench::split_list;
 
 namespace
 {
-std::vector<std::string>
-split_list(const std::string & s)
-{
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty())
-      out.push_back(item);
-  return out;
-}
-
-double
-seconds_of(const std::function<void()> & f)
-{
-  const auto t0 = std::chrono::steady_clock::now();
-  f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-/// Median time of @p repeat calls after @p warm calls.
-double
-median_time(const std::function<void()> & f, int warm, int repeat)
-{
-  for (int i = 0; i < warm; ++i)
-    f();
-  std::vector<double> t;
-  for (int i = 0; i < repeat; ++i)
-    t.push_back(seconds_of(f));
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
 struct Row
 {
   int64_t batch;

@@ -15,6 +15,8 @@
 
 #include "neml2/aoti.h"
 
+#include "bench_util.h"
+
 using namespace neml2::aoti;
 
 namespace
@@ -23,16 +25,7 @@ namespace
 double
 median_time(const std::function<void()> & f, int reps)
 {
-  f();
-  std::vector<double> t;
-  for (int i = 0; i < reps; ++i)
-  {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return neml2_bench::median_time(f, 1, reps);
 }
 
 struct Row

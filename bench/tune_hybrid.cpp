@@ -22,30 +22,15 @@
 #include "neml2/aoti/tuning/Sweep.h"
 
 #include "bench_inputs.h"
+#include "bench_util.h"
 
 using namespace neml2::aoti;
 using neml2_bench::inputs_for;
+using neml2_bench::median;
+using neml2_bench::split_list;
 
 namespace
 {
-std::vector<std::string>
-split_list(const std::string & s)
-{
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty())
-      out.push_back(item);
-  return out;
-}
-
-double
-median(std::vector<double> v)
-{
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 int
 usage(const char * argv0)
 {
