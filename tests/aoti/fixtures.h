@@ -7,6 +7,7 @@
 #include <string>
 
 #include "catch.h"
+#include "fatal_message.h"
 
 #include "neml2/aoti.h"
 
@@ -67,21 +68,6 @@ close(const at::Tensor & a, const at::Tensor & b, double rtol = 1e-12, double at
   return a.sizes() == b.sizes() && at::allclose(a.cpu(), b.cpu(), rtol, atol);
 }
 
-/// The message of the FatalError @p f throws, or a marker when it throws none.
-template <class F>
-std::string
-fatal_message(F && f)
-{
-  try
-  {
-    f();
-  }
-  catch (const FatalError & e)
-  {
-    return e.what();
-  }
-  return "(no FatalError)";
-}
 
 // One case per execution policy: make(stub, name, chunk) builds the dispatched model.
 /// No scheduler at all.

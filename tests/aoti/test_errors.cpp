@@ -39,6 +39,34 @@ replace_all(std::string s, const std::string & from, const std::string & to)
 }
 
 /// A copy of a fixture's artifacts in a fresh temporary folder, removed at scope exit.
+/// Run @p f and describe what it threw; @p dir (if any) reads as <dir> in the message and
+/// the test artifacts folder as <artifacts>.
+Thrown
+describe(const std::function<void()> & f, const std::string & dir = "")
+{
+  Thrown t;
+  try
+  {
+    f();
+  }
+  catch (const neml2::aoti::Exception & e)
+  {
+    t.type = dynamic_cast<const AggregateError *>(&e)     ? "AggregateError"
+             : dynamic_cast<const ConvergenceError *>(&e) ? "ConvergenceError"
+             : dynamic_cast<const FatalError *>(&e)       ? "FatalError"
+                                                          : "Exception";
+    t.recoverable = e.recoverable();
+    t.message = replace_all(e.what(), dir, "<dir>");
+  }
+  catch (const std::exception & e)
+  {
+    t.type = "foreign";
+    t.message = e.what();
+  }
+  t.message = replace_all(t.message, NEML2_TEST_ARTIFACTS, "<artifacts>");
+  return t;
+}
+
 struct Workspace
 {
   explicit Workspace(const std::string & fixture = "forward_single")
@@ -79,30 +107,7 @@ struct Workspace
   }
 
   /// Run @p f and describe what it threw, with this folder's path as <dir>.
-  Thrown run(const std::function<void()> & f) const
-  {
-    Thrown t;
-    try
-    {
-      f();
-    }
-    catch (const neml2::aoti::Exception & e)
-    {
-      t.type = dynamic_cast<const AggregateError *>(&e)     ? "AggregateError"
-               : dynamic_cast<const ConvergenceError *>(&e) ? "ConvergenceError"
-               : dynamic_cast<const FatalError *>(&e)       ? "FatalError"
-                                                            : "Exception";
-      t.recoverable = e.recoverable();
-      t.message = replace_all(e.what(), dir.string(), "<dir>");
-    }
-    catch (const std::exception & e)
-    {
-      t.type = "foreign";
-      t.message = e.what();
-    }
-    t.message = replace_all(t.message, NEML2_TEST_ARTIFACTS, "<artifacts>");
-    return t;
-  }
+  Thrown run(const std::function<void()> & f) const { return describe(f, dir.string()); }
 
   fs::path dir;
 };
@@ -408,21 +413,7 @@ namespace
 Thrown
 call(const std::function<void()> & f)
 {
-  Thrown t;
-  try
-  {
-    f();
-  }
-  catch (const neml2::aoti::Exception & e)
-  {
-    t.type = dynamic_cast<const AggregateError *>(&e)     ? "AggregateError"
-             : dynamic_cast<const ConvergenceError *>(&e) ? "ConvergenceError"
-             : dynamic_cast<const FatalError *>(&e)       ? "FatalError"
-                                                          : "Exception";
-    t.recoverable = e.recoverable();
-    t.message = replace_all(e.what(), NEML2_TEST_ARTIFACTS, "<artifacts>");
-  }
-  return t;
+  return describe(f);
 }
 
 /// Every way a host reaches a model: the direct Model, no scheduler, and the policies.

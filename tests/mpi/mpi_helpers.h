@@ -77,15 +77,7 @@ private:
 inline std::string
 construction_error(const MPISimple::Config & cfg)
 {
-  try
-  {
-    const MPISimple s(cfg);
-  }
-  catch (const FatalError & e)
-  {
-    return e.what();
-  }
-  return "(no FatalError)";
+  return fatal_message([&] { const MPISimple s(cfg); });
 }
 
 /// "0, 1, 3" for the listed ranks, as the scheduler's agreed error spells them.

@@ -2,6 +2,7 @@
 // feedback hooks, coverage and bounds, and balance on simulated CPU + GPU
 // nodes (deterministic: no devices, no clock).
 #include "catch.h"
+#include "fatal_message.h"
 
 #include <atomic>
 #include <cmath>
@@ -15,23 +16,10 @@
 #include "neml2/aoti/tuning/Sweep.h"
 
 using namespace neml2::aoti;
+using neml2_test::fatal_message;
 
 namespace
 {
-std::string
-message_of(const std::function<void()> & f)
-{
-  try
-  {
-    f();
-  }
-  catch (const FatalError & e)
-  {
-    return e.what();
-  }
-  return "(no FatalError)";
-}
-
 /// An AdaptiveHybrid over the simulator's devices (which need not exist here).
 AdaptiveHybrid
 adaptive_for(const sim::Simulator & s, AdaptiveHybrid::Config cfg = {})
@@ -98,7 +86,7 @@ struct Idle : Simple
 TEST_CASE("AdaptiveHybrid validates its config; errors name the class and the field", "[adaptive]")
 {
   using C = AdaptiveHybrid::Config;
-  const auto msg = [](C c) { return message_of([&] { AdaptiveHybrid s(c); }); };
+  const auto msg = [](C c) { return fatal_message([&] { AdaptiveHybrid s(c); }); };
   using Catch::Matchers::ContainsSubstring;
   CHECK_THAT(msg(C{}), ContainsSubstring("AdaptiveHybridScheduler: devices is empty"));
   C twice;
@@ -193,7 +181,7 @@ TEST_CASE("AsyncPolicy refuses a scheduler that assigns nothing to idle devices"
 {
   AsyncPolicy<Idle> policy(std::make_shared<Idle>());
   CHECK_THAT(
-      message_of([&] { policy.execute(5, [](std::size_t, std::size_t, int64_t, int64_t) {}); }),
+      fatal_message([&] { policy.execute(5, [](std::size_t, std::size_t, int64_t, int64_t) {}); }),
       Catch::Matchers::ContainsSubstring("no chunk assigned with 5 points left"));
   CHECK_NOTHROW(policy.execute(0, [](std::size_t, std::size_t, int64_t, int64_t) {}));
 }
@@ -239,15 +227,15 @@ TEST_CASE("the simulator: virtual time, lanes, determinism, misuse", "[adaptive]
   StaticHybrid::Config two_devices;
   two_devices.devices = {"cpu", "cuda:0"};
   two_devices.batch_sizes = {10};
-  CHECK_THAT(message_of([&] { one.run(sim::VirtualStaticHybrid(two_devices), 10); }),
+  CHECK_THAT(fatal_message([&] { one.run(sim::VirtualStaticHybrid(two_devices), 10); }),
              ContainsSubstring("the scheduler has 2 devices, the simulator 1"));
-  CHECK_THAT(message_of([&] { one.run(Idle(), 10); }),
+  CHECK_THAT(fatal_message([&] { one.run(Idle(), 10); }),
              ContainsSubstring("assigned nothing with 10 points left"));
-  CHECK_THAT(message_of([] { sim::Simulator({}); }), ContainsSubstring("no devices"));
+  CHECK_THAT(fatal_message([] { sim::Simulator({}); }), ContainsSubstring("no devices"));
   StaticHybrid::Config zero;
   zero.devices = {"cpu"};
   zero.batch_sizes = {0};
-  CHECK_THAT(message_of([&] { sim::VirtualStaticHybrid z(zero); }),
+  CHECK_THAT(fatal_message([&] { sim::VirtualStaticHybrid z(zero); }),
              ContainsSubstring("batch_sizes[0] must be > 0"));
 }
 

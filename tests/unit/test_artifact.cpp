@@ -1,5 +1,6 @@
 // The stub reader (HIT subset) and the model_meta.json reader, on files written here.
 #include "catch.h"
+#include "fatal_message.h"
 #include "remove_tree.h"
 
 #include <atomic>
@@ -12,6 +13,7 @@
 #include "neml2/aoti/artifact/Stub.h"
 
 using namespace neml2::aoti;
+using neml2_test::fatal_message;
 namespace fs = std::filesystem;
 
 namespace
@@ -36,20 +38,6 @@ struct TempDir
   }
   fs::path path;
 };
-
-std::string
-message_of(const std::function<void()> & f)
-{
-  try
-  {
-    f();
-  }
-  catch (const FatalError & e)
-  {
-    return e.what();
-  }
-  return "(no FatalError)";
-}
 
 std::string
 torch_mm()
@@ -114,7 +102,7 @@ TEST_CASE("HIT errors name file and line", "[stub]")
   {
     INFO(text);
     const std::string & hit = text; // Clang: a structured binding cannot be captured before C++20
-    CHECK_THAT(message_of([&] { parse_hit(hit, "f.i"); }),
+    CHECK_THAT(fatal_message([&] { parse_hit(hit, "f.i"); }),
                Catch::Matchers::ContainsSubstring(what));
   }
 }
@@ -128,21 +116,21 @@ TEST_CASE("read_stub resolves artifact_path against the stub's folder", "[stub]"
   CHECK(e.model == "model");
   CHECK(e.artifact_folder == dir.path / "out" / "model");
 
-  CHECK_THAT(message_of([&] { read_stub(stub.string(), "other"); }),
+  CHECK_THAT(fatal_message([&] { read_stub(stub.string(), "other"); }),
              Catch::Matchers::ContainsSubstring("no model 'other' in [Models] (found: model)"));
-  CHECK_THAT(message_of([&] { read_stub((dir.path / "missing.i").string(), "model"); }),
+  CHECK_THAT(fatal_message([&] { read_stub((dir.path / "missing.i").string(), "model"); }),
              Catch::Matchers::ContainsSubstring("cannot open model file"));
   const auto no_path = dir.write("b.i", "[Models]\n  [model]\n    type = AOTIModel\n  []\n[]\n");
-  CHECK_THAT(message_of([&] { read_stub(no_path.string(), "model"); }),
+  CHECK_THAT(fatal_message([&] { read_stub(no_path.string(), "model"); }),
              Catch::Matchers::ContainsSubstring("b.i:2: model 'model' has no 'artifact_path'"));
   const auto eager = dir.write("c.i", "[Models]\n  [model]\n    type = LinearIsotropicElasticity\n"
                                       "  []\n[]\n");
   CHECK_THAT(
-      message_of([&] { read_stub(eager.string(), "model"); }),
+      fatal_message([&] { read_stub(eager.string(), "model"); }),
       Catch::Matchers::ContainsSubstring("c.i:3: model 'model' has type "
                                          "'LinearIsotropicElasticity', expected 'AOTIModel'"));
   const auto no_models = dir.write("d.i", "[Solvers]\n[]\n");
-  CHECK_THAT(message_of([&] { read_stub(no_models.string(), "model"); }),
+  CHECK_THAT(fatal_message([&] { read_stub(no_models.string(), "model"); }),
              Catch::Matchers::ContainsSubstring("no [Models] block"));
 }
 
@@ -175,7 +163,7 @@ TEST_CASE("read_meta refuses bad artifacts with a message naming the file", "[me
   {
     INFO(what);
     dir.write("cpu/model_meta.json", json);
-    CHECK_THAT(message_of([&] { read_meta(dir.path / "cpu", "cpu"); }),
+    CHECK_THAT(fatal_message([&] { read_meta(dir.path / "cpu", "cpu"); }),
                Catch::Matchers::ContainsSubstring(what) &&
                    Catch::Matchers::ContainsSubstring("model_meta.json"));
   };
@@ -200,7 +188,7 @@ TEST_CASE("read_meta refuses bad artifacts with a message naming the file", "[me
   bad_pair.replace(bad_pair.find("\"wrt\": \"strain\""), 15, "\"wrt\": \"temp\"");
   check(bad_pair, "derivative pair stress:temp names an unknown variable");
 
-  CHECK_THAT(message_of([&] { read_meta(dir.path / "cuda", "cuda"); }),
+  CHECK_THAT(fatal_message([&] { read_meta(dir.path / "cuda", "cuda"); }),
              Catch::Matchers::ContainsSubstring("does not exist: compile the model for device "
                                                 "'cuda' with neml2-compile --device cuda"));
 }

@@ -1,5 +1,6 @@
 // Scheduler policies without models: configuration checks, greedy assignment, chunk splitting.
 #include "catch.h"
+#include "fatal_message.h"
 
 #include "neml2/aoti/chunking.h"
 #include "neml2/aoti/schedulers/MPISimple.h"
@@ -7,23 +8,10 @@
 #include "neml2/aoti/schedulers/StaticHybrid.h"
 
 using namespace neml2::aoti;
+using neml2_test::fatal_message;
 
 namespace
 {
-std::string
-message_of(const std::function<void()> & f)
-{
-  try
-  {
-    f();
-  }
-  catch (const FatalError & e)
-  {
-    return e.what();
-  }
-  return "(no FatalError)";
-}
-
 /// Replay a whole dispatch: each chunk completes before the next is asked for
 /// unless @p hold is set, in which case nothing completes (fill-up order).
 std::vector<Assignment>
@@ -64,14 +52,14 @@ TEST_CASE("Simple validates its config", "[scheduler]")
   CHECK(Simple(Simple::Config{"cpu", 0}).next({0}, 123)->size == 123);
   CHECK(Simple(Simple::Config{"cpu", 10}).next({0}, 7)->size == 7);
 
-  CHECK_THAT(message_of([] { Simple(Simple::Config{"cpu", -1}); }),
+  CHECK_THAT(fatal_message([] { Simple(Simple::Config{"cpu", -1}); }),
              Catch::Matchers::ContainsSubstring("SimpleScheduler: batch_size = -1 must be >= 0"));
-  CHECK_THAT(message_of([] { Simple(Simple::Config{"cpu", 8, 4}); }),
+  CHECK_THAT(fatal_message([] { Simple(Simple::Config{"cpu", 8, 4}); }),
              Catch::Matchers::ContainsSubstring("SimpleScheduler: capacity = 4 < batch_size = 8"));
   for (const std::string bad : {"gpu", "cpu:0", "cuda:", "cuda:x", "cuda:-1", "mps", " cpu", ""})
   {
     INFO(bad);
-    CHECK_THAT(message_of([&] { Simple(Simple::Config{bad, 1}); }),
+    CHECK_THAT(fatal_message([&] { Simple(Simple::Config{bad, 1}); }),
                Catch::Matchers::ContainsSubstring("SimpleScheduler: device: invalid device '" +
                                                   bad + "'"));
   }
@@ -81,14 +69,14 @@ TEST_CASE("a CUDA device that does not exist is refused", "[scheduler]")
 {
   const int n = neml2::aoti::detail::cuda_device_count();
   const std::string dev = "cuda:" + std::to_string(n);
-  CHECK_THAT(message_of([&] { Simple(Simple::Config{dev, 1}); }),
+  CHECK_THAT(fatal_message([&] { Simple(Simple::Config{dev, 1}); }),
              Catch::Matchers::ContainsSubstring("invalid device '" + dev + "'"));
 }
 
 TEST_CASE("StaticHybrid validates every field", "[scheduler]")
 {
   using C = StaticHybrid::Config;
-  const auto msg = [](C c) { return message_of([&] { StaticHybrid s(c); }); };
+  const auto msg = [](C c) { return fatal_message([&] { StaticHybrid s(c); }); };
   using Catch::Matchers::ContainsSubstring;
   CHECK_THAT(msg(C{{}, {1}, {}, {}}), ContainsSubstring("StaticHybridScheduler: devices is empty"));
   CHECK_THAT(msg(C{{"cpu", "cpu"}, {1}, {}, {}}),
@@ -159,7 +147,7 @@ TEST_CASE("MPISimple without MPI support says how to enable it", "[scheduler]")
   MPISimple::Config cfg;
   cfg.devices = {"cpu"};
   cfg.batch_sizes = {16};
-  CHECK_THAT(message_of([&] { MPISimple s(cfg); }),
+  CHECK_THAT(fatal_message([&] { MPISimple s(cfg); }),
              Catch::Matchers::ContainsSubstring("built without MPI support") &&
                  Catch::Matchers::ContainsSubstring("-DNEML2_MPI=ON"));
 }
@@ -173,7 +161,7 @@ TEST_CASE("MPISimple before MPI_Init says that MPI_Init must be called first", "
   MPISimple::Config cfg;
   cfg.devices = {"cpu"};
   cfg.batch_sizes = {16};
-  CHECK_THAT(message_of([&] { MPISimple s(cfg); }),
+  CHECK_THAT(fatal_message([&] { MPISimple s(cfg); }),
              Catch::Matchers::ContainsSubstring("MPISimpleScheduler: MPI is not initialized") &&
                  Catch::Matchers::ContainsSubstring("MPI_Init"));
 }
