@@ -63,9 +63,9 @@ device_string(const at::Device & d)
   return d.str();
 }
 /**
- * Parse the device list of a hybrid scheduler's config: each entry as parse_device does
- * (named `<cls>devices[i]` in errors), no device twice, at most one CPU (one CPU worker
- * already uses every core), at least one device.
+ * Parse the device list of a scheduler's config: each entry as parse_device does (named
+ * `<cls>devices[i]` in errors), no device twice, at least one device. "cpu" takes no index,
+ * so no device twice also means at most one CPU (one CPU worker already uses every core).
  */
 inline std::vector<at::Device>
 parse_device_list(const std::vector<std::string> & names, const std::string & cls,
@@ -74,7 +74,6 @@ parse_device_list(const std::vector<std::string> & names, const std::string & cl
   if (names.empty())
     throw FatalError(cls + "devices is empty");
   std::vector<at::Device> devices;
-  bool has_cpu = false;
   for (std::size_t i = 0; i < names.size(); ++i)
   {
     const auto d =
@@ -83,10 +82,6 @@ parse_device_list(const std::vector<std::string> & names, const std::string & cl
       if (devices[j] == d)
         throw FatalError(cls + "devices[" + std::to_string(i) + "] = '" + names[i] +
                          "' repeats devices[" + std::to_string(j) + "]");
-    if (d.is_cpu() && has_cpu)
-      throw FatalError(cls + "devices[" + std::to_string(i) +
-                       "]: at most one CPU device (one CPU worker already uses every core)");
-    has_cpu = has_cpu || d.is_cpu();
     devices.push_back(d);
   }
   return devices;

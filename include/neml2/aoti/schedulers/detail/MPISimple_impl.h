@@ -133,18 +133,7 @@ inline MPISimple::MPISimple(Config config) : _config(std::move(config))
   std::vector<at::Device> devices;
   try
   {
-    if (n == 0)
-      throw FatalError(cls + "devices is empty");
-    for (std::size_t i = 0; i < n; ++i)
-    {
-      const std::string who = cls + "devices[" + std::to_string(i) + "]";
-      const auto d = detail::parse_device(_config.devices[i], who, false);
-      for (std::size_t j = 0; j < devices.size(); ++j)
-        if (devices[j] == d)
-          throw FatalError(who + " = '" + _config.devices[i] + "' repeats devices[" +
-                           std::to_string(j) + "]");
-      devices.push_back(d);
-    }
+    devices = detail::parse_device_list(_config.devices, cls, false);
     const auto & bs = _config.batch_sizes;
     if (bs.size() != 1 && bs.size() != n)
       throw FatalError(cls + "batch_sizes has " + std::to_string(bs.size()) +
