@@ -1,30 +1,23 @@
-// Removing a test's temporary folder without std::filesystem::remove_all.
+// Removing a test's temporary folder, quietly.
 #pragma once
 
-#include <ftw.h>
-
-#include <cstdio>
 #include <filesystem>
+#include <system_error>
 
 namespace neml2_test
 {
 /**
- * Remove @p path and everything under it (nothing if it does not exist), with POSIX calls.
+ * Remove @p path and everything under it (nothing if it does not exist); errors are
+ * ignored: this is cleanup, not a check.
  *
- * Not std::filesystem::remove_all: the torch 2.11 CUDA wheel's libtorch.so exports its
- * own copy of that function, which a program built with GCC 13 then calls, and it jumps
- * to a null address (seen on the lent H200 machine). The library never removes files.
+ * std::filesystem::remove_all is safe here because neml2::dispatch puts libstdc++ before
+ * libtorch on the link line: the torch 2.11 CUDA wheel's libtorch.so exports its own copy
+ * of that function, and a program that bound to it crashed (doc/python.md).
  */
 inline void
 remove_tree(const std::filesystem::path & path)
 {
-  // Children first (FTW_DEPTH), links not followed (FTW_PHYS); a file that cannot be
-  // removed is left behind and the walk goes on: this is cleanup, not a check.
-  const auto remove_one = [](const char * p, const struct stat *, int, struct FTW *)
-  {
-    std::remove(p);
-    return 0;
-  };
-  ::nftw(path.c_str(), remove_one, 16, FTW_DEPTH | FTW_PHYS);
+  std::error_code ignored;
+  std::filesystem::remove_all(path, ignored);
 }
 } // namespace neml2_test
