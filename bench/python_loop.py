@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 import torch
+from neml2.runtime import use_system_cxx_runtime
 
 
 def artifact_folder(stub: Path, device: str) -> Path:
@@ -45,6 +46,8 @@ def main() -> None:
     devices = [torch.device(d) for d in args.device.split(",")]
     inputs: list[torch.Tensor] = []
     fns = {}
+    # Without it, torch 2.11.0+cu130 crashes in the loader (doc/python.md).
+    use_system_cxx_runtime()
     for dev in devices:
         folder = artifact_folder(args.stub, str(dev))
         meta = json.loads((folder / "model_meta.json").read_text())

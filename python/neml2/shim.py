@@ -18,6 +18,7 @@ from . import artifact, hit
 from .errors import Neml2Error
 from .models import Model, Variable, build_model, model_section
 from .models.base import Batch, Blocks, Status, Tensors, raise_if_failed
+from .runtime import use_system_cxx_runtime
 
 #: The -d/-p options that produce each graph, for the "was not compiled" message.
 _RECOMPILE_HINT = {
@@ -156,6 +157,7 @@ def _load_package(path: Path, device: torch.device) -> Any:
     """Load one .pt2 for ``device`` (``cuda:1`` runs it on device 1)."""
     if not path.is_file():
         raise Neml2Error(f"missing compiled graph '{path}'")
+    use_system_cxx_runtime()
     load = torch._inductor.aoti_load_package
     if device.type == "cuda" and device.index is not None:
         if "device_index" in inspect.signature(load).parameters:

@@ -45,16 +45,13 @@ def compile_fixture(factory: pytest.TempPathFactory, name: str) -> tuple[Path, s
     return out, result.stdout
 
 
-def skip_unless_loadable(stub: Path) -> None:
-    """Load a compiled stub in a child first: see loadable_elastic."""
+def require_loadable(stub: Path) -> None:
+    """Load a compiled stub in a child first, so that a crash fails one test, not the run."""
     result = run_module("neml2.run", stub, "--model", "model", "--batch", "1")
-    if result.returncode < 0:
-        pytest.skip(
-            f"loading AOTInductor packages from Python kills the process here "
-            f"(signal {-result.returncode}, torch {torch.__version__}); "
-            "the same artifacts are loaded by the C++ tests"
-        )
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 0, (
+        f"loading {stub} from Python failed (exit status {result.returncode}, "
+        f"torch {torch.__version__}): {result.stderr}"
+    )
 
 
 @pytest.fixture(scope="session")
@@ -67,7 +64,7 @@ def compiled_elastic(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, st
 def compiled_viscoplastic(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """tests/aoti/viscoplastic compiled (-d : -p :), once a child process has loaded it."""
     out, _ = compile_fixture(tmp_path_factory, "viscoplastic")
-    skip_unless_loadable(out / "model_aoti.i")
+    require_loadable(out / "model_aoti.i")
     return out
 
 
@@ -75,7 +72,7 @@ def compiled_viscoplastic(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def compiled_thermoelastic(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """tests/aoti/thermoelastic compiled (-d : -p :), once a child process has loaded it."""
     out, _ = compile_fixture(tmp_path_factory, "thermoelastic")
-    skip_unless_loadable(out / "model_aoti.i")
+    require_loadable(out / "model_aoti.i")
     return out
 
 
@@ -83,9 +80,9 @@ def compiled_thermoelastic(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def loadable_elastic(compiled_elastic: tuple[Path, str]) -> tuple[Path, str]:
     """compiled_elastic, once a separate process has loaded it without crashing.
 
-    torch 2.11 on the lent GPU machine dies with SIGSEGV inside the
-    AOTIModelPackageLoader constructor for any package loaded from Python; a crash
-    there would take the whole pytest run down, so it is probed in a child first.
+    torch 2.11.0+cu130 killed any Python process that loaded a package until
+    neml2.runtime put libstdc++ first (doc/python.md); a regression there would take the
+    whole pytest run down, so it is probed in a child first.
     """
-    skip_unless_loadable(compiled_elastic[0] / "model_aoti.i")
+    require_loadable(compiled_elastic[0] / "model_aoti.i")
     return compiled_elastic
