@@ -33,3 +33,13 @@ TEST_CASE("std::filesystem::remove_all resolves to libstdc++, not to a copy in l
   INFO("std::filesystem::remove_all resolves to " << where);
   CHECK(where.find("libstdc++") != std::string::npos);
 }
+
+// The 2.11 packages' *.wrapper.so need libtorch.so, and the dynamic linker finds it for
+// them only if the program has it loaded already (it is not on their search path).
+TEST_CASE("libtorch.so is loaded even though the program calls nothing in it", "[link]")
+{
+  void * handle = ::dlopen("libtorch.so", RTLD_NOW | RTLD_NOLOAD);
+  CHECK(handle != nullptr);
+  if (handle)
+    ::dlclose(handle);
+}
