@@ -183,6 +183,27 @@ fi
 [[ $py == /* ]] || py=$root/$py
 
 # ---------------------------------------------------------------------------
+# (b2) Optional: NEML2 3.1.0 from PyPI in a venv of its own (.venv-neml2), the
+#      reference python/tests/test_neml2_oracle.py compares the models against.
+#      PyPI's package is also called neml2, so it cannot share the main venv.
+#      Its wheels are cp311 only; a failure never fails the setup (the test then
+#      skips and says why). NEML2_SKIP_ORACLE=1 skips this step.
+# ---------------------------------------------------------------------------
+oracle=$root/.venv-neml2
+if [[ ${NEML2_SKIP_ORACLE:-} != 1 && ! -x $oracle/bin/python ]]; then
+  if command -v python3.11 > /dev/null; then
+    log "creating the NEML2 oracle venv $oracle (neml2==3.1.0, torch==2.13.0)"
+    if ! { python3.11 -m venv "$oracle" &&
+      "$oracle/bin/python" -m pip install -q torch==2.13.0 neml2==3.1.0; }; then
+      log "NEML2 3.1.0 could not be installed; test_neml2_oracle will skip"
+      rm -rf "$oracle"
+    fi
+  else
+    log "no python3.11: NEML2 3.1.0 (cp311 wheels) not installed; test_neml2_oracle will skip"
+  fi
+fi
+
+# ---------------------------------------------------------------------------
 # (c) Configure and build
 # ---------------------------------------------------------------------------
 cmake_args=(-S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "-DPython_EXECUTABLE=$py")

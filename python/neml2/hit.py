@@ -1,9 +1,13 @@
 """A reader for HIT input files: nested ``[block] ... []`` sections of ``key = value`` pairs.
 
 Supported syntax: ``[name]`` / ``[./name]`` opens a block, ``[]`` / ``[../]`` closes it;
-``key = value`` where the value is one unquoted word or a single- or double-quoted
-string (which may span lines); ``#`` comments; ``${name}`` substitution of variables
-set at the top level of the file. Values are kept as text and converted on access
+``key = value`` where the value is one unquoted word, a single- or double-quoted
+string, or a triple-quoted ``'''...'''`` string (which may hold quotes; every
+string may span lines); keys may hold ``~`` (NEML2's ``x~1``, the value of ``x`` at
+the start of the step); ``#`` comments, to the end of any line; ``${name}``
+substitution of variables set at the top level of the file. A top-level block that
+appears twice (two ``[Models]``, as NEML2's own files write) is one block: its
+second appearance adds to the first. Values are kept as text and converted on access
 (:meth:`Section.number`, :meth:`Section.strings`, ...), so every conversion error
 can point at the line of its value.
 """
@@ -19,8 +23,8 @@ from .errors import HitError, Neml2Error
 
 __all__ = ["HitError", "Section", "Value", "load", "parse"]
 
-_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.:\-]*")
-_BLOCK_NAME = re.compile(r"[A-Za-z0-9_.:\-]+")
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.:~\-]*")
+_BLOCK_NAME = re.compile(r"[A-Za-z0-9_.:~\-]+")
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _INTEGER = re.compile(r"[+-]?\d+")
 _SUBSTITUTION = re.compile(r"\$\{([^}]*)\}")
@@ -149,6 +153,10 @@ def parse(text: str, path: str = "<string>") -> Section:
     for kind, line, name, value in _Lexer(text, path).tokens():
         top = stack[-1]
         if kind == "open":
+            if top is root and name in top.children:
+                # NEML2's files repeat top-level blocks: the second [Models] adds models
+                stack.append(top.children[name])
+                continue
             if name in top.children:
                 first = top.children[name].line
                 raise HitError(path, line, f"block [{name}] is already defined at line {first}")
@@ -250,6 +258,18 @@ class _Lexer:
         line = self.line
         if self.pos >= len(text) or text[self.pos] in "\n#":
             raise self._error(f"missing value for parameter '{key}': expected a value after '='")
+        if text.startswith("'''", self.pos):
+            end = text.find("'''", self.pos + 3)
+            if end < 0:
+                raise self._error(
+                    f"unterminated string for parameter '{key}': expected a closing '''"
+                )
+            body = text[self.pos + 3 : end]
+            self.line += body.count("\n")
+            self.pos = end + 3
+            if self.pos < len(text) and not (text[self.pos].isspace() or text[self.pos] == "#"):
+                raise self._error(f"unexpected text after the closing ''' of parameter '{key}'")
+            return ("param", line, key, Value(body, line, quoted=True))
         quote = text[self.pos]
         if quote in "'\"":
             end = text.find(quote, self.pos + 1)

@@ -22,8 +22,11 @@ Step = Callable[
     tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor],
 ]
 
-#: The solver types a ``[Solvers]`` block may hold.
-SOLVER_TYPES = ("Newton",)
+#: The solver types a ``[Solvers]`` block may hold; a DenseLU block only serves as a
+#: Newton solver's ``linear_solver`` (every Newton step is a dense LU solve anyway).
+SOLVER_TYPES = ("Newton", "DenseLU")
+#: NEML2's default iteration cap, for ``ImplicitUpdate`` (J2Viscoplasticity keeps 20).
+NEML2_MAX_ITS = 25
 
 
 @dataclass(frozen=True)
@@ -35,7 +38,9 @@ class Newton:
     rel_tol: float = 1e-8
     max_its: int = 20
 
-    options = frozenset({"type", "abs_tol", "rel_tol", "max_its"})
+    options = frozenset(
+        {"type", "abs_tol", "rel_tol", "max_its", "linear_solver", "substep_del_tol"}
+    )
 
 
 def root_of(section: Section) -> Section:
@@ -45,10 +50,10 @@ def root_of(section: Section) -> Section:
     return section
 
 
-def solver_for(model: Section) -> Newton:
+def solver_for(model: Section, defaults: Newton | None = None) -> Newton:
     """The solver a model block names with ``solver = NAME``; the defaults when it names none."""
     if "solver" not in model.params:
-        return Newton()
+        return defaults or Newton()
     name = model.string("solver")
     solvers = root_of(model).child("Solvers")
     if solvers is None or name not in solvers.children:
@@ -58,12 +63,22 @@ def solver_for(model: Section) -> Newton:
             "solver",
             f"[{model.full_name}]: unknown solver '{name}': expected [Solvers/{name}]; {where}",
         )
-    return parse_newton(solvers.children[name])
+    return parse_newton(solvers.children[name], defaults)
 
 
-def parse_newton(section: Section) -> Newton:
-    """A ``[Solvers/<name>]`` block of ``type = Newton``, every value checked."""
+def parse_newton(section: Section, defaults: Newton | None = None) -> Newton:
+    """A ``[Solvers/<name>]`` block of ``type = Newton``, every value checked.
+
+    ``linear_solver`` must name a ``DenseLU`` block; ``substep_del_tol`` is accepted and
+    has no effect (there is no substepping).
+    """
     kind = section.string("type")
+    if kind == "DenseLU":
+        raise section.error(
+            "type",
+            f"[{section.full_name}]: a DenseLU block is a linear solver; name it in a "
+            "Newton block's linear_solver and name the Newton block here",
+        )
     if kind not in SOLVER_TYPES:
         raise section.error(
             "type",
@@ -77,7 +92,17 @@ def parse_newton(section: Section) -> Newton:
                 f"[{section.full_name}]: unknown parameter '{key}' for {kind}; "
                 f"expected one of: {', '.join(sorted(Newton.options - {'type'}))}",
             )
-    defaults = Newton()
+    if "linear_solver" in section.params:
+        name = section.string("linear_solver")
+        solvers = section.parent
+        lu = solvers.child(name) if solvers is not None else None
+        if lu is None or lu.string("type", "") != "DenseLU":
+            raise section.error(
+                "linear_solver",
+                f"parameter 'linear_solver': expected a [Solvers/{name}] block of "
+                "type = DenseLU (the only linear solver)",
+            )
+    defaults = defaults or Newton()
     abs_tol = section.number("abs_tol", defaults.abs_tol)
     rel_tol = section.number("rel_tol", defaults.rel_tol)
     max_its = section.integer("max_its", defaults.max_its)
@@ -129,6 +154,37 @@ def newton_loop(
             for _ in range(solver.max_its):
                 state = body(*state)
             return state[1]
+        state = tuple(while_loop(more, body, state))  # type: ignore[no-untyped-call]
+    else:
+        while bool(more(*state)):
+            state = body(*state)
+    return state[1]
+
+
+def iterate(
+    step: Callable[[torch.Tensor, torch.Tensor], tuple[torch.Tensor, torch.Tensor]],
+    u: torch.Tensor,
+    done: torch.Tensor,
+    max_its: int,
+) -> torch.Tensor:
+    """Apply ``step(u, done) -> (u, done)`` until every point is done, at most ``max_its``
+    times; a ``while_loop`` when traced (one iteration in the graph), else a Python loop.
+    ``step`` must leave a done point unchanged, as in :func:`newton_loop`."""
+    count = torch.zeros((), dtype=torch.int64, device=u.device)
+
+    def more(i: torch.Tensor, u: torch.Tensor, done: torch.Tensor) -> torch.Tensor:
+        return (i < max_its) & ~done.all()
+
+    def body(
+        i: torch.Tensor, u: torch.Tensor, done: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        u, done = step(u, done)
+        return i + 1, u, done
+
+    state: tuple[torch.Tensor, ...] = (count, u, done)
+    if torch.compiler.is_compiling():
+        from torch._higher_order_ops.while_loop import while_loop
+
         state = tuple(while_loop(more, body, state))  # type: ignore[no-untyped-call]
     else:
         while bool(more(*state)):

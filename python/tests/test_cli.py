@@ -41,6 +41,7 @@ def assert_user_error(result: subprocess.CompletedProcess[str], expected: str) -
             "type = LinearElasticity",
             3,
             "[Models/model]: unknown model type 'LinearElasticity'; "
+            "did you mean 'LinearIsotropicElasticity'? "
             f"known types: {', '.join(model_types())}",
         ),
         (

@@ -10,6 +10,8 @@ import pytest
 from neml2 import hit
 from neml2.errors import HitError, Neml2Error
 
+PYTHON_TESTS = Path(__file__).resolve().parent
+
 FULL = """\
 # a comment at the top
 E0 = 100        # a trailing comment
@@ -151,7 +153,9 @@ def error_of(text: str) -> HitError:
         ("a = 1\n[]\n", 2, "unexpected '[]': no block is open"),
         ("[A]\n  [B]\n  []\n", 1, "block [A] is never closed: expected '[]'"),
         ("[A]\n  [B]\n    k = 1\n", 2, "block [A/B] is never closed"),
-        ("[A]\n[]\n\n[A]\n[]\n", 4, "block [A] is already defined at line 1"),
+        ("[A]\n  [B]\n  []\n  [B]\n  []\n[]\n", 4, "block [B] is already defined at line 2"),
+        ("[A]\n  k = 1\n[]\n[A]\n  k = 2\n[]\n", 5, "parameter 'k' is already set at line 2"),
+        ("[A]\n  k = '''open\n[]\n", 2, "expected a closing '''"),
         ("[A]\n  k = 1\n  k = 2\n[]\n", 3, "parameter 'k' is already set at line 2"),
         ("[A]\n  k 1\n[]\n", 2, "expected '=' after parameter name 'k'"),
         ("[A]\n  k =\n[]\n", 2, "missing value for parameter 'k'"),
@@ -209,3 +213,92 @@ def test_value_errors_point_at_the_value(
         call(section)
     assert (info.value.line, info.value.path) == (line, "v.i")
     assert message in info.value.message
+
+
+NEML2_FLAVOURED = """\
+# NEML2's own files: triple quotes, ~ in keys, [Models] twice, end-of-line comments
+E = 1e5   # Young's modulus
+[Models]
+  [elastic]   # the first model
+    type = LinearIsotropicElasticity   # a comment after a value
+    coefficients = '${E} 0.3'
+    coefficient_types = '''YOUNGS_MODULUS
+                           POISSONS_RATIO'''
+    note = '''it's "quoted" # not a comment'''
+  []
+[]
+[EquationSystems]
+  [eq]
+    plastic_strain~1 = 'Ep~1'
+  []
+[]
+[Models]
+  [other]
+    type = SR2LinearCombination
+    from = "a b"   weights = '1 -1'
+  []
+[]
+"""
+
+
+def test_neml2_flavoured_syntax() -> None:
+    root = hit.parse(NEML2_FLAVOURED, "n.i")
+    models = root.children["Models"]
+    assert list(models.children) == ["elastic", "other"]
+    assert models.line == 3
+    elastic = models.children["elastic"]
+    assert elastic.strings("coefficient_types") == ["YOUNGS_MODULUS", "POISSONS_RATIO"]
+    assert elastic.string("note") == 'it\'s "quoted" # not a comment'
+    assert elastic.numbers("coefficients") == [1e5, 0.3]
+    assert root.children["EquationSystems"].children["eq"].string("plastic_strain~1") == "Ep~1"
+    other = models.children["other"]
+    assert other.line == 18
+    assert other.params["weights"].line == 20
+    assert other.numbers("weights") == [1.0, -1.0]
+
+
+def _our_tree(section: hit.Section) -> dict[str, str]:
+    tree: dict[str, str] = {}
+    for key, value in section.params.items():
+        tree[f"{section.full_name}/{key}" if section.full_name else key] = value.text
+    for child in section.children.values():
+        tree.update(_our_tree(child))
+    return tree
+
+
+def _nmhit_tree(node: object, nmhit: object, tree: dict[str, str]) -> dict[str, str]:
+    """Every field of an nmhit document, by full path, as nmhit reads its string value."""
+    for child in node.children():  # type: ignore[attr-defined]
+        kind = child.type()
+        if kind == nmhit.NodeType.Field:  # type: ignore[attr-defined]
+            path = child.fullpath()
+            assert path not in tree, f"nmhit gives {path} twice"
+            tree[path] = child.parent().param_str(child.path())
+        elif kind == nmhit.NodeType.Section:  # type: ignore[attr-defined]
+            _nmhit_tree(child, nmhit, tree)
+    return tree
+
+
+ORACLE_TEXTS = {
+    "neml2_flavoured": NEML2_FLAVOURED.replace("${E}", "1e5"),
+    # nmhit refuses a '#' inside single quotes and the old [./name] [../] spellings,
+    # which HIT (and this reader) accept
+    "full": FULL.replace("${E0}", "100")
+    .replace("${ratio}", "0.3")
+    .replace("    note = 'a # kept in quotes'\n", "")
+    .replace("[./other]", "[other]")
+    .replace("[../]", "[]"),
+    "viscoplastic": (PYTHON_TESTS.parent.parent / "tests/aoti/viscoplastic/model.i").read_text(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ORACLE_TEXTS))
+def test_agrees_with_nmhit(name: str, tmp_path: Path) -> None:
+    """nmhit (PyPI), the parser NEML2 reads its files with, sees the same fields."""
+    nmhit = pytest.importorskip("nmhit", reason="nmhit (PyPI) is not installed")
+    path = tmp_path / f"{name}.i"
+    path.write_text(ORACLE_TEXTS[name])
+    theirs = _nmhit_tree(nmhit.parse_file(str(path)), nmhit, {})
+    ours = _our_tree(hit.load(path))
+    assert ours == theirs
+    assert len(ours) > 3

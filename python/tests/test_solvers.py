@@ -49,11 +49,16 @@ NO_SOLVERS = "the file has no [Solvers] block"
             "unknown solver 'newton': expected [Solvers/newton]; solvers defined: other",
         ),
         (newton(), 2, "[Solvers/newton]: missing required parameter 'type'"),
-        (newton("type = Broyden"), 3, "unknown solver type 'Broyden'; known types: Newton"),
+        (
+            newton("type = Broyden"),
+            3,
+            "unknown solver type 'Broyden'; known types: Newton, DenseLU",
+        ),
         (
             newton("type = Newton", "atol = 1"),
             4,
-            "unknown parameter 'atol' for Newton; expected one of: abs_tol, max_its, rel_tol",
+            "unknown parameter 'atol' for Newton; expected one of: abs_tol, linear_solver, "
+            "max_its, rel_tol, substep_del_tol",
         ),
         (
             newton("type = Newton", "abs_tol = -1"),

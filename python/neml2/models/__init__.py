@@ -13,20 +13,52 @@ from .base import (
 from .combination import ScalarLinearCombination, SR2LinearCombination
 from .composed import ComposedModel
 from .elasticity import LinearIsotropicElasticity
+from .implicit import ConstantExtrapolationPredictor, ImplicitUpdate
+from .plasticity import (
+    AssociativeIsotropicPlasticHardening,
+    AssociativeJ2FlowDirection,
+    AssociativeKinematicPlasticHardening,
+    AssociativePlasticFlow,
+    FredrickArmstrongPlasticHardening,
+    IsotropicMandelStress,
+    LinearIsotropicHardening,
+    LinearKinematicHardening,
+    MinMapComplementarity,
+    PerzynaPlasticFlowRate,
+    SR2Invariant,
+    VoceIsotropicHardening,
+    YieldFunction,
+)
 from .thermal import ThermalEigenstrain
+from .time_integration import _variants as _time_integration  # noqa: F401 (registers)
 from .viscoplasticity import J2Viscoplasticity
 
 __all__ = [
+    "AssociativeIsotropicPlasticHardening",
+    "AssociativeJ2FlowDirection",
+    "AssociativeKinematicPlasticHardening",
+    "AssociativePlasticFlow",
     "ComposedModel",
+    "ConstantExtrapolationPredictor",
     "Evaluation",
+    "FredrickArmstrongPlasticHardening",
+    "ImplicitUpdate",
+    "IsotropicMandelStress",
     "J2Viscoplasticity",
     "LinearIsotropicElasticity",
+    "LinearIsotropicHardening",
+    "LinearKinematicHardening",
+    "MinMapComplementarity",
     "Model",
+    "PerzynaPlasticFlowRate",
+    "SR2Invariant",
     "SR2LinearCombination",
     "ScalarLinearCombination",
     "Status",
     "ThermalEigenstrain",
     "Variable",
+    "VoceIsotropicHardening",
+    "YieldFunction",
     "build_model",
     "model_section",
     "model_types",

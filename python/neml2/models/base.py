@@ -19,6 +19,7 @@ methods (``forward``, ``jvp``, ...) validate their arguments first, accept unbat
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -482,24 +483,113 @@ def model_types() -> list[str]:
     return sorted(_REGISTRY)
 
 
+def nearest(word: str, choices: Sequence[str]) -> str | None:
+    """The choice closest to a misspelt ``word`` (case-insensitive), if any is close."""
+    lowered = {c.lower(): c for c in choices}
+    match = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.6)
+    return lowered[match[0]] if match else None
+
+
 def build_model(section: Section) -> Model:
     """Build the model described by a ``[Models/<name>]`` block."""
     type_name = section.string("type")
     cls = _REGISTRY.get(type_name)
     if cls is None:
+        close = nearest(type_name, model_types())
+        hint = f"did you mean '{close}'? " if close else ""
         raise section.error(
             "type",
-            f"[{section.full_name}]: unknown model type '{type_name}'; "
+            f"[{section.full_name}]: unknown model type '{type_name}'; {hint}"
             f"known types: {', '.join(model_types())}",
         )
     for key in section.params:
         if key != "type" and key not in cls.options:
+            close = nearest(key, sorted(cls.options))
+            hint = f"did you mean '{close}'? " if close else ""
             raise section.error(
                 key,
-                f"[{section.full_name}]: unknown parameter '{key}' for {type_name}; "
+                f"[{section.full_name}]: unknown parameter '{key}' for {type_name}; {hint}"
                 f"expected one of: {', '.join(sorted(cls.options))}",
             )
     return cls.from_hit(section)
+
+
+def spelling(section: Section, *keys: str) -> str | None:
+    """Which of several spellings of one option the block uses (NEML2's first, then
+    aliases); None when it uses none. Two spellings of one option are an error."""
+    given = [k for k in keys if k in section.params]
+    if len(given) > 1:
+        raise section.error(
+            given[1],
+            f"parameter '{given[1]}': the same option as '{given[0]}'; give only one of them",
+        )
+    return given[0] if given else None
+
+
+def variable_name(section: Section, key: str, default: str) -> str:
+    """The variable name a key sets (one word), or ``default`` when the key is not given."""
+    value = section.string(key, default)
+    if not value.strip() or len(value.split()) != 1:
+        raise section.error(key, f"parameter '{key}': expected one variable name, got '{value}'")
+    return value.strip()
+
+
+def check_distinct(section: Section, names: Mapping[str, str]) -> None:
+    """Refuse a variable name used for two roles (key -> name) of one model."""
+    seen: dict[str, str] = {}
+    for key, name in names.items():
+        if name in seen:
+            raise section.error(
+                key,
+                f"parameter '{key}': variable name '{name}' is already used for '{seen[name]}'",
+            )
+        seen[name] = key
+
+
+class Leaf(Model):
+    """An explicit model whose one kernel returns the outputs and the non-zero blocks.
+
+    :meth:`kernel` returns ``(outputs, jacobian, param_jacobian)`` with only the
+    non-zero blocks, each batched ``(B, *of, *wrt)``; the rest are filled with zeros.
+    """
+
+    def kernel(
+        self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor], derivatives: bool
+    ) -> tuple[Tensors, Blocks, Blocks]:
+        raise NotImplementedError
+
+    def evaluate(
+        self,
+        x: Mapping[str, torch.Tensor],
+        p: Mapping[str, torch.Tensor],
+        jacobian: bool = False,
+        param_jacobian: bool = False,
+    ) -> Evaluation:
+        outputs, jac, pjac = self.kernel(x, p, jacobian or param_jacobian)
+        ev = Evaluation(outputs)
+        like = next(iter(x.values()))
+        n = like.shape[0]
+        if jacobian:
+            ev.jacobian = {
+                o.name: {
+                    i.name: jac.get(o.name, {}).get(i.name)
+                    if i.name in jac.get(o.name, {})
+                    else like.new_zeros((n, *o.shape, *i.shape))
+                    for i in self.inputs
+                }
+                for o in self.outputs
+            }
+        if param_jacobian:
+            ev.param_jacobian = {
+                o.name: {
+                    q: pjac.get(o.name, {}).get(q)
+                    if q in pjac.get(o.name, {})
+                    else like.new_zeros((n, *o.shape, *p[q].shape))
+                    for q in self.parameters
+                }
+                for o in self.outputs
+            }
+        return ev
 
 
 def model_section(root: Section, name: str) -> Section:

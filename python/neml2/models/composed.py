@@ -27,6 +27,7 @@ from .base import (
     build_model,
     contract,
     register,
+    spelling,
 )
 
 #: Batch dependence of each non-zero derivative block: variable -> wrt -> batched.
@@ -41,10 +42,12 @@ def _merge(row: dict[str, bool], key: str, batched: bool) -> None:
 
 @register
 class ComposedModel(Model):
-    """Keys: ``models`` (block names in the same ``[Models]``), ``outputs`` (optional)."""
+    """Keys: ``models`` (block names in the same ``[Models]``), NEML2's
+    ``additional_outputs`` (consumed variables to expose as well) or ``outputs``
+    (the exact list of outputs)."""
 
     type_name = "ComposedModel"
-    options = frozenset({"models", "outputs"})
+    options = frozenset({"models", "outputs", "additional_outputs"})
     #: The composed blocks being built, outermost first, to report one including itself.
     _building: ClassVar[list[str]] = []
 
@@ -109,19 +112,22 @@ class ComposedModel(Model):
         ordered = _order(section, models)
         produced = [v.name for m in ordered for v in m.outputs]
         consumed = {v.name for m in ordered for v in m.inputs}
-        if "outputs" in section.params:
-            outputs = section.strings("outputs")
+        key = spelling(section, "outputs", "additional_outputs")
+        if key is not None:
+            outputs = section.strings(key)
+            if key == "additional_outputs":
+                outputs = [o for o in produced if o not in consumed or o in outputs] + [
+                    o for o in outputs if o not in produced
+                ]
             for out in outputs:
                 if out not in produced:
                     raise section.error(
-                        "outputs",
-                        f"parameter 'outputs': '{out}' is not an output of any of "
+                        key,
+                        f"parameter '{key}': '{out}' is not an output of any of "
                         f"{', '.join(names)}; outputs: {', '.join(produced)}",
                     )
             if len(set(outputs)) != len(outputs) or not outputs:
-                raise section.error(
-                    "outputs", "parameter 'outputs': expected distinct variable names"
-                )
+                raise section.error(key, f"parameter '{key}': expected distinct variable names")
         else:
             outputs = [o for o in produced if o not in consumed]
         return cls(section.name, ordered, outputs)
@@ -245,6 +251,14 @@ def _order(section: Section, models: Sequence[Model]) -> list[Model]:
     """The models in dependency order; each variable produced once and with one shape."""
     producer: dict[str, Model] = {}
     for m in models:
+        own = {v.name for v in m.inputs} & {v.name for v in m.outputs}
+        if own:
+            raise section.error(
+                "models",
+                f"parameter 'models': '{m.name}' takes '{sorted(own)[0]}' as an input and "
+                "returns it; inside a ComposedModel an ImplicitUpdate needs a predictor "
+                "(ConstantExtrapolationPredictor) for its unknowns",
+            )
         for v in m.outputs:
             if v.name in producer:
                 raise section.error(

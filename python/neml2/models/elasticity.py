@@ -69,23 +69,37 @@ def _isotropic(
 
 @register
 class LinearIsotropicElasticity(Model):
-    """Keys: ``strain``, ``stress`` (variable names), ``coefficients``, ``coefficient_types``."""
+    """Keys: ``strain``, ``stress`` (variable names), ``coefficients``, ``coefficient_types``,
+    and NEML2's ``compliance`` (strain from stress) and ``rate_form`` (both names
+    suffixed with ``_rate``)."""
 
     type_name = "LinearIsotropicElasticity"
-    options = frozenset({"strain", "stress", "coefficients", "coefficient_types"})
+    options = frozenset(
+        {"strain", "stress", "coefficients", "coefficient_types", "compliance", "rate_form"}
+    )
 
     def __init__(
-        self, name: str, strain: str, stress: str, coefficients: Mapping[str, float]
+        self,
+        name: str,
+        strain: str,
+        stress: str,
+        coefficients: Mapping[str, float],
+        compliance: bool = False,
     ) -> None:
         self.strain = strain
         self.stress = stress
+        self.compliance = compliance
         #: parameter name -> symbol (E, nu, K, G, lambda), in input-file order.
         self.symbols = {f"{name}.{symbol}": symbol for symbol in coefficients}
         params = {
             f"{name}.{symbol}": torch.tensor(value, dtype=torch.float64)
             for symbol, value in coefficients.items()
         }
-        super().__init__(name, [Variable(strain, MANDEL)], [Variable(stress, MANDEL)], params)
+        #: (input, output): strain -> stress, or stress -> strain in compliance form.
+        self.source, self.target = (stress, strain) if compliance else (strain, stress)
+        super().__init__(
+            name, [Variable(self.source, MANDEL)], [Variable(self.target, MANDEL)], params
+        )
 
     @classmethod
     def from_hit(cls, section: Section) -> Model:
@@ -115,21 +129,29 @@ class LinearIsotropicElasticity(Model):
             raise section.error(
                 "stress", f"parameter 'stress': the output must differ from the input '{strain}'"
             )
+        if section.boolean("rate_form", False):
+            strain, stress = f"{strain}_rate", f"{stress}_rate"
         coefficients = {COEFFICIENT_SYMBOLS[t]: v for t, v in zip(types, values, strict=True)}
-        return cls(section.name, strain, stress, coefficients)
+        return cls(section.name, strain, stress, coefficients, section.boolean("compliance", False))
 
-    def _lame(self, p: Mapping[str, torch.Tensor]) -> tuple[Dual, Dual]:
+    def _moduli(self, p: Mapping[str, torch.Tensor]) -> tuple[Dual, Dual]:
+        """(b, a) of ``out = a in + b tr(in) I``: (lambda, 2G), or the compliance's."""
         names = list(self.symbols)
         seeds = Dual.seeds([p[n] for n in names])
-        return lame_parameters({self.symbols[n]: d for n, d in zip(names, seeds, strict=True)})
+        lam, G = lame_parameters({self.symbols[n]: d for n, d in zip(names, seeds, strict=True)})
+        if not self.compliance:
+            return lam, 2 * G
+        K = lam + 2 * G / 3
+        a = 1 / (2 * G)
+        return (1 / (9 * K) - a / 3), a
 
     def eval_forward(self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor]) -> Tensors:
-        lam, G = self._lame(p)
-        return {self.stress: _isotropic(x[self.strain], lam.value, G.value)}
+        b, a = self._moduli(p)
+        return {self.target: _isotropic(x[self.source], b.value, a.value / 2)}
 
     def eval_jacobian(self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor]) -> Blocks:
-        lam, G = self._lame(p)
-        strain = x[self.strain]
+        b, a = self._moduli(p)
+        strain = x[self.source]
         eye = torch.eye(6, dtype=strain.dtype, device=strain.device)
         normal = torch.cat(
             [
@@ -137,19 +159,19 @@ class LinearIsotropicElasticity(Model):
                 torch.zeros(3, dtype=strain.dtype, device=strain.device),
             ]
         )
-        block = 2 * G.value * eye + lam.value * torch.outer(normal, normal)
-        return {self.stress: {self.strain: block}}
+        block = a.value * eye + b.value * torch.outer(normal, normal)
+        return {self.target: {self.source: block}}
 
     def eval_param_jacobian(
         self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor]
     ) -> Blocks:
-        lam, G = self._lame(p)
-        strain = x[self.strain]
-        # stress is linear in (lambda, G), so d stress/d p = stress(strain; d lambda/dp, d G/dp)
+        b, a = self._moduli(p)
+        strain = x[self.source]
+        # the output is linear in (b, a), so d out/d p = out(in; d b/dp, d a/dp)
         return {
-            self.stress: {
-                name: _isotropic(strain, dlam, dG)
-                for name, dlam, dG in zip(self.symbols, lam.grad, G.grad, strict=True)
+            self.target: {
+                name: _isotropic(strain, db, da / 2)
+                for name, db, da in zip(self.symbols, b.grad, a.grad, strict=True)
             }
         }
 

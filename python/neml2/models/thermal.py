@@ -1,4 +1,4 @@
-"""Isotropic linear thermal expansion: thermal_strain = alpha (T - T0) I, as a Mandel 6-vector."""
+"""Isotropic linear thermal expansion: eigenstrain = CTE (T - T0) I, as a Mandel 6-vector."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import torch
 
 from ..hit import Section
-from .base import Blocks, Model, Tensors, Variable, register
+from .base import Blocks, Model, Tensors, Variable, register, spelling, variable_name
 
 MANDEL = (6,)
 
@@ -19,45 +19,77 @@ def _normal(like: torch.Tensor) -> torch.Tensor:
 
 @register
 class ThermalEigenstrain(Model):
-    """Keys: ``alpha``, ``T0`` (parameters), ``temperature``, ``eigenstrain`` (variable names)."""
+    """NEML2's keys: ``CTE`` (parameter), ``reference_temperature`` (a constant, as NEML2
+    does not promote it), ``temperature`` and ``eigenstrain`` (variable names, default
+    ``temperature`` and ``eigenstrain``). The earlier spellings ``alpha`` and ``T0``
+    (both parameters) remain, and a block written with them keeps the default output
+    name ``thermal_strain``."""
 
     type_name = "ThermalEigenstrain"
-    options = frozenset({"alpha", "T0", "temperature", "eigenstrain"})
+    options = frozenset(
+        {"CTE", "reference_temperature", "alpha", "T0", "temperature", "eigenstrain"}
+    )
 
     def __init__(
-        self, name: str, alpha: float, T0: float, temperature: str, eigenstrain: str
+        self,
+        name: str,
+        alpha: float,
+        T0: float,
+        temperature: str,
+        eigenstrain: str,
+        symbols: tuple[str, str] = ("alpha", "T0"),
+        promote_T0: bool = True,
     ) -> None:
         self.temperature = temperature
         self.eigenstrain = eigenstrain
-        self.alpha = f"{name}.alpha"
-        self.T0 = f"{name}.T0"
-        params = {
-            self.alpha: torch.tensor(alpha, dtype=torch.float64),
-            self.T0: torch.tensor(T0, dtype=torch.float64),
-        }
+        self.alpha = f"{name}.{symbols[0]}"
+        self.T0 = f"{name}.{symbols[1]}"
+        #: The reference temperature where it is a constant of the model (NEML2's spelling).
+        self.T0_value = None if promote_T0 else float(T0)
+        params = {self.alpha: torch.tensor(alpha, dtype=torch.float64)}
+        if promote_T0:
+            params[self.T0] = torch.tensor(T0, dtype=torch.float64)
         super().__init__(name, [Variable(temperature, ())], [Variable(eigenstrain, MANDEL)], params)
 
     @classmethod
     def from_hit(cls, section: Section) -> Model:
-        temperature = section.string("temperature", "temperature")
-        eigenstrain = section.string("eigenstrain", "thermal_strain")
-        for key, value in (("temperature", temperature), ("eigenstrain", eigenstrain)):
-            if not value.strip() or len(value.split()) != 1:
-                raise section.error(
-                    key, f"parameter '{key}': expected one variable name, got '{value}'"
-                )
+        spelling(section, "CTE", "alpha")
+        spelling(section, "reference_temperature", "T0")
+        given = section.params
+        old = [k for k in ("alpha", "T0") if k in given]
+        neml2 = "CTE" in given or "reference_temperature" in given or not old
+        cte, ref = ("CTE", "reference_temperature") if neml2 else ("alpha", "T0")
+        if neml2 and old:
+            raise section.error(
+                old[0],
+                "parameters: NEML2's spelling (CTE, reference_temperature) and the earlier "
+                "one (alpha, T0) are mixed; use one of them",
+            )
+        temperature = variable_name(section, "temperature", "temperature")
+        eigenstrain = variable_name(
+            section, "eigenstrain", "eigenstrain" if neml2 else "thermal_strain"
+        )
         if temperature == eigenstrain:
             raise section.error(
                 "eigenstrain",
                 f"parameter 'eigenstrain': the output must differ from the input '{temperature}'",
             )
         return cls(
-            section.name, section.number("alpha"), section.number("T0"), temperature, eigenstrain
+            section.name,
+            section.number(cte),
+            section.number(ref),
+            temperature,
+            eigenstrain,
+            (cte, ref),
+            promote_T0=not neml2,
         )
+
+    def _T0(self, p: Mapping[str, torch.Tensor]) -> torch.Tensor | float:
+        return p[self.T0] if self.T0_value is None else self.T0_value
 
     def eval_forward(self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor]) -> Tensors:
         T = x[self.temperature]
-        return {self.eigenstrain: (p[self.alpha] * (T - p[self.T0])).unsqueeze(-1) * _normal(T)}
+        return {self.eigenstrain: (p[self.alpha] * (T - self._T0(p))).unsqueeze(-1) * _normal(T)}
 
     def eval_jacobian(self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor]) -> Blocks:
         T = x[self.temperature]
@@ -68,12 +100,10 @@ class ThermalEigenstrain(Model):
     ) -> Blocks:
         T = x[self.temperature]
         normal = _normal(T)
-        return {
-            self.eigenstrain: {
-                self.alpha: (T - p[self.T0]).unsqueeze(-1) * normal,
-                self.T0: -p[self.alpha] * normal,
-            }
-        }
+        blocks = {self.alpha: (T - self._T0(p)).unsqueeze(-1) * normal}
+        if self.T0_value is None:
+            blocks[self.T0] = -p[self.alpha] * normal
+        return {self.eigenstrain: blocks}
 
     def jacobian_batched(self, of: str, wrt: str) -> bool:
         return False

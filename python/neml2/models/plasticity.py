@@ -1,0 +1,493 @@
+"""Small-strain plasticity building blocks, with NEML2's type names, options and defaults.
+
+Each block is one equation with analytic derivatives; blocks are chained with
+``ComposedModel`` and the implicit ones solved with ``ImplicitUpdate``. Mandel
+6-vectors throughout: ``I = [1, 1, 1, 0, 0, 0]``, ``dev(a) = a - tr(a)/3 I``, and the
+dot product of two vectors is the double contraction of the tensors.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import ClassVar
+
+import torch
+
+from ..hit import Section
+from .base import Blocks, Leaf, Model, Tensors, Variable, check_distinct, register, variable_name
+
+SR2 = (6,)
+SCALAR: tuple[int, ...] = ()
+SQRT23 = math.sqrt(2.0 / 3.0)
+
+
+def identity(like: torch.Tensor) -> torch.Tensor:
+    return torch.tensor([1.0, 1.0, 1.0, 0.0, 0.0, 0.0], dtype=like.dtype).to(like.device)
+
+
+def deviator(a: torch.Tensor) -> torch.Tensor:
+    trace = a[:, 0] + a[:, 1] + a[:, 2]
+    return a - (trace / 3).unsqueeze(-1) * identity(a)
+
+
+def projector(like: torch.Tensor) -> torch.Tensor:
+    """d dev(a) / d a."""
+    eye = torch.eye(6, dtype=like.dtype).to(like.device)
+    ones = identity(like)
+    return eye - ones.unsqueeze(-1) * ones / 3
+
+
+def batched(block: torch.Tensor, n: int) -> torch.Tensor:
+    """A point-independent block repeated for every point, ``(n, *block)``."""
+    return block.unsqueeze(0).expand((n, *block.shape)).clone()
+
+
+def outer(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    return a.unsqueeze(-1) * b.unsqueeze(-2)
+
+
+class Block(Leaf):
+    """A leaf declared by tables: variable keys with defaults and shapes, and parameters.
+
+    ``inputs_spec`` / ``outputs_spec``: ``(key, default name, shape)``; a default of
+    None makes the key required. ``params_spec``: ``(key, default)``, a default of None
+    making it required; every parameter is promotable (``-p``) and named
+    ``<block>.<key>``. :meth:`compute` gets the inputs and parameters by key.
+    """
+
+    inputs_spec: ClassVar[tuple[tuple[str, str | None, tuple[int, ...]], ...]] = ()
+    outputs_spec: ClassVar[tuple[tuple[str, str | None, tuple[int, ...]], ...]] = ()
+    params_spec: ClassVar[tuple[tuple[str, float | None], ...]] = ()
+    extra_options: ClassVar[frozenset[str]] = frozenset()
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        if "options" in cls.__dict__:
+            return
+        cls.options = frozenset(
+            {k for k, _, _ in (*cls.inputs_spec, *cls.outputs_spec)}
+            | {k for k, _ in cls.params_spec}
+            | cls.extra_options
+        )
+
+    def __init__(
+        self,
+        name: str,
+        names: Mapping[str, str],
+        values: Mapping[str, float],
+        section: Section | None = None,
+    ) -> None:
+        #: key -> variable name
+        self.names = dict(names)
+        self.configure(section)
+        specs = self.variable_specs()
+        inputs = [Variable(self.names[k], shape) for k, shape in specs[0]]
+        outputs = [Variable(self.names[k], shape) for k, shape in specs[1]]
+        params = {
+            f"{name}.{k}": torch.tensor(float(values[k]), dtype=torch.float64) for k in values
+        }
+        super().__init__(name, inputs, outputs, params)
+
+    def configure(self, section: Section | None) -> None:
+        """Read options other than variables and parameters (subclasses)."""
+
+    def variable_specs(
+        self,
+    ) -> tuple[list[tuple[str, tuple[int, ...]]], list[tuple[str, tuple[int, ...]]]]:
+        return (
+            [(k, s) for k, _, s in self.inputs_spec if k in self.names],
+            [(k, s) for k, _, s in self.outputs_spec if k in self.names],
+        )
+
+    @classmethod
+    def default_names(cls, section: Section) -> dict[str, str]:
+        names: dict[str, str] = {}
+        for key, default, _ in (*cls.inputs_spec, *cls.outputs_spec):
+            if default is None and key not in section.params:
+                continue
+            names[key] = variable_name(section, key, default or key)
+        return names
+
+    @classmethod
+    def from_hit(cls, section: Section) -> Model:
+        names = cls.default_names(section)
+        check_distinct(section, names)
+        values = {
+            key: section.number(key) if default is None else section.number(key, default)
+            for key, default in cls.params_spec
+        }
+        return cls(section.name, names, values, section)
+
+    def kernel(
+        self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor], derivatives: bool
+    ) -> tuple[Tensors, Blocks, Blocks]:
+        xs = {k: x[v] for k, v in self.names.items() if v in x and self._is_input(k)}
+        ps = {k: p[f"{self.name}.{k}"] for k, _ in self.params_spec}
+        out, jac, pjac = self.compute(xs, ps, derivatives)
+        n = next(iter(x.values())).shape[0]
+        rename = self.names
+        return (
+            {rename[k]: v for k, v in out.items()},
+            {rename[o]: {rename[i]: b for i, b in row.items()} for o, row in jac.items()},
+            {
+                rename[o]: {f"{self.name}.{q}": _full(b, n) for q, b in row.items()}
+                for o, row in pjac.items()
+            },
+        )
+
+    def _is_input(self, key: str) -> bool:
+        return any(k == key for k, _ in self.variable_specs()[0])
+
+    def compute(
+        self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor], derivatives: bool
+    ) -> tuple[Tensors, Blocks, Blocks]:
+        raise NotImplementedError
+
+
+def _full(block: torch.Tensor, n: int) -> torch.Tensor:
+    """A parameter block as ``(n, *of)``: a 0-d (point-independent) one is repeated."""
+    return block if block.dim() > 0 and block.shape[0] == n else batched(block, n)
+
+
+@register
+class SR2Invariant(Block):
+    """``invariant`` of ``tensor``: VONMISES ``sqrt(3/2 dev:dev)``, EFFECTIVE_STRAIN
+    ``sqrt(2/3 dev:dev)`` or I1 ``tr``."""
+
+    type_name = "SR2Invariant"
+    inputs_spec = (("tensor", None, SR2),)
+    outputs_spec = (("invariant", None, SCALAR),)
+    extra_options = frozenset({"invariant_type"})
+    KINDS: ClassVar[dict[str, float]] = {"VONMISES": 1.5, "EFFECTIVE_STRAIN": 2.0 / 3.0, "I1": 0}
+
+    def configure(self, section: Section | None) -> None:
+        if section is None:
+            return
+        kind = section.string("invariant_type")
+        if kind not in self.KINDS:
+            raise section.error(
+                "invariant_type",
+                f"parameter 'invariant_type': '{kind}' is not supported; "
+                f"expected one of: {', '.join(self.KINDS)}",
+            )
+        self.kind = kind
+
+    def compute(
+        self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor], derivatives: bool
+    ) -> tuple[Tensors, Blocks, Blocks]:
+        a = x["tensor"]
+        if self.kind == "I1":
+            value = a[:, 0] + a[:, 1] + a[:, 2]
+            return (
+                {"invariant": value},
+                {"invariant": {"tensor": batched(identity(a), a.shape[0])}},
+                {},
+            )
+        c = self.KINDS[self.kind]
+        dev = deviator(a)
+        value = (c * dev.square().sum(-1)).sqrt()
+        safe = torch.where(value > 0, value, torch.ones_like(value))
+        d = torch.where(
+            (value > 0).unsqueeze(-1), c * dev / safe.unsqueeze(-1), torch.zeros_like(dev)
+        )
+        return {"invariant": value}, {"invariant": {"tensor": d}}, {}
+
+
+@register
+class AssociativeJ2FlowDirection(Block):
+    """``flow_direction = 3/2 dev(M) / vm(M)``, the gradient of the von Mises stress."""
+
+    type_name = "AssociativeJ2FlowDirection"
+    inputs_spec = (("mandel_stress", "mandel_stress", SR2),)
+    outputs_spec = (("flow_direction", "flow_direction", SR2),)
+
+    def compute(
+        self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor], derivatives: bool
+    ) -> tuple[Tensors, Blocks, Blocks]:
+        M = x["mandel_stress"]
+        dev = deviator(M)
+        vm = (1.5 * dev.square().sum(-1)).sqrt()
+        ok = (vm > 0).unsqueeze(-1)
+        safe = torch.where(vm > 0, vm, torch.ones_like(vm)).unsqueeze(-1)
+        N = torch.where(ok, 1.5 * dev / safe, torch.zeros_like(dev))
+        if not derivatives:
+            return {"flow_direction": N}, {}, {}
+        P = projector(M)
+        dN = (1.5 / safe).unsqueeze(-1) * (P - 1.5 * outer(dev, dev) / (safe * safe).unsqueeze(-1))
+        dN = torch.where(ok.unsqueeze(-1), dN, torch.zeros_like(dN))
+        return {"flow_direction": N}, {"flow_direction": {"mandel_stress": dN}}, {}
+
+
+@register
+class IsotropicMandelStress(Block):
+    """``mandel_stress = cauchy_stress`` (small strain)."""
+
+    type_name = "IsotropicMandelStress"
+    inputs_spec = (("cauchy_stress", "cauchy_stress", SR2),)
+    outputs_spec = (("mandel_stress", "mandel_stress", SR2),)
+
+    def compute(
+        self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor], derivatives: bool
+    ) -> tuple[Tensors, Blocks, Blocks]:
+        s = x["cauchy_stress"]
+        eye = batched(torch.eye(6, dtype=s.dtype).to(s.device), s.shape[0])
+        return {"mandel_stress": s}, {"mandel_stress": {"cauchy_stress": eye}}, {}
+
+
+@register
+class YieldFunction(Block):
+    """``yield_function = sqrt(2/3) (effective_stress - yield_stress - isotropic_hardening)``;
+    ``isotropic_hardening`` only where the key is given."""
+
+    type_name = "YieldFunction"
+    inputs_spec = (
+        ("effective_stress", "effective_stress", SCALAR),
+        ("isotropic_hardening", None, SCALAR),
+    )
+    outputs_spec = (("yield_function", "yield_function", SCALAR),)
+    params_spec = (("yield_stress", None),)
+
+    def compute(
+        self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor], derivatives: bool
+    ) -> tuple[Tensors, Blocks, Blocks]:
+        s = x["effective_stress"]
+        f = SQRT23 * (s - p["yield_stress"])
+        jac = {"effective_stress": torch.full_like(s, SQRT23)}
+        if "isotropic_hardening" in x:
+            f = f - SQRT23 * x["isotropic_hardening"]
+            jac["isotropic_hardening"] = torch.full_like(s, -SQRT23)
+        pjac = {"yield_function": {"yield_stress": torch.full_like(s, -SQRT23)}}
+        return {"yield_function": f}, {"yield_function": jac}, pjac
+
+
+@register
+class PerzynaPlasticFlowRate(Block):
+    """``flow_rate = (<f> / reference_stress)^exponent``, zero where ``f <= 0``."""
+
+    type_name = "PerzynaPlasticFlowRate"
+    inputs_spec = (("yield_function", "yield_function", SCALAR),)
+    outputs_spec = (("flow_rate", "flow_rate", SCALAR),)
+    params_spec = (("reference_stress", None), ("exponent", None))
+
+    def compute(
+        self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor], derivatives: bool
+    ) -> tuple[Tensors, Blocks, Blocks]:
+        f = x["yield_function"]
+        eta, n = p["reference_stress"], p["exponent"]
+        on = f > 0
+        safe = torch.where(on, f, torch.ones_like(f))
+        rate = torch.where(on, (safe / eta) ** n, torch.zeros_like(f))
+        jac = {
+            "flow_rate": {"yield_function": torch.where(on, n * rate / safe, torch.zeros_like(f))}
+        }
+        pjac = {
+            "flow_rate": {
+                "reference_stress": -n * rate / eta,
+                "exponent": torch.where(on, rate * torch.log(safe / eta), torch.zeros_like(f)),
+            }
+        }
+        return {"flow_rate": rate}, jac, pjac
+
+
+@register
+class LinearIsotropicHardening(Block):
+    """``isotropic_hardening = hardening_modulus * equivalent_plastic_strain``."""
+
+    type_name = "LinearIsotropicHardening"
+    inputs_spec = (("equivalent_plastic_strain", "equivalent_plastic_strain", SCALAR),)
+    outputs_spec = (("isotropic_hardening", "isotropic_hardening", SCALAR),)
+    params_spec = (("hardening_modulus", None),)
+
+    def compute(
+        self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor], derivatives: bool
+    ) -> tuple[Tensors, Blocks, Blocks]:
+        ep, K = x["equivalent_plastic_strain"], p["hardening_modulus"]
+        jac = {"isotropic_hardening": {"equivalent_plastic_strain": K * torch.ones_like(ep)}}
+        return (
+            {"isotropic_hardening": K * ep},
+            jac,
+            {"isotropic_hardening": {"hardening_modulus": ep}},
+        )
+
+
+@register
+class VoceIsotropicHardening(Block):
+    """``isotropic_hardening = saturated_hardening (1 - exp(-saturation_rate ep))``."""
+
+    type_name = "VoceIsotropicHardening"
+    inputs_spec = (("equivalent_plastic_strain", "equivalent_plastic_strain", SCALAR),)
+    outputs_spec = (("isotropic_hardening", "isotropic_hardening", SCALAR),)
+    params_spec = (("saturated_hardening", None), ("saturation_rate", None))
+
+    def compute(
+        self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor], derivatives: bool
+    ) -> tuple[Tensors, Blocks, Blocks]:
+        ep = x["equivalent_plastic_strain"]
+        R, d = p["saturated_hardening"], p["saturation_rate"]
+        e = torch.exp(-d * ep)
+        h = R * (1 - e)
+        jac = {"isotropic_hardening": {"equivalent_plastic_strain": R * d * e}}
+        pjac = {
+            "isotropic_hardening": {"saturated_hardening": 1 - e, "saturation_rate": ep * R * e}
+        }
+        return {"isotropic_hardening": h}, jac, pjac
+
+
+@register
+class LinearKinematicHardening(Block):
+    """``back_stress = hardening_modulus * kinematic_plastic_strain``."""
+
+    type_name = "LinearKinematicHardening"
+    inputs_spec = (("kinematic_plastic_strain", "kinematic_plastic_strain", SR2),)
+    outputs_spec = (("back_stress", "back_stress", SR2),)
+    params_spec = (("hardening_modulus", None),)
+
+    def compute(
+        self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor], derivatives: bool
+    ) -> tuple[Tensors, Blocks, Blocks]:
+        Kp, H = x["kinematic_plastic_strain"], p["hardening_modulus"]
+        eye = batched(torch.eye(6, dtype=Kp.dtype).to(Kp.device), Kp.shape[0])
+        jac = {"back_stress": {"kinematic_plastic_strain": H * eye}}
+        return {"back_stress": H * Kp}, jac, {"back_stress": {"hardening_modulus": Kp}}
+
+
+@register
+class FredrickArmstrongPlasticHardening(Block):
+    """``back_stress_rate = (2/3 C flow_direction - g back_stress) flow_rate``; the output
+    is named ``<back_stress>_rate`` unless ``back_stress_rate`` names it."""
+
+    type_name = "FredrickArmstrongPlasticHardening"
+    inputs_spec = (
+        ("flow_rate", "flow_rate", SCALAR),
+        ("flow_direction", "flow_direction", SR2),
+        ("back_stress", "back_stress", SR2),
+    )
+    outputs_spec = (("back_stress_rate", None, SR2),)
+    params_spec = (("C", None), ("g", None))
+
+    @classmethod
+    def default_names(cls, section: Section) -> dict[str, str]:
+        names = super().default_names(section)
+        names.setdefault("back_stress_rate", f"{names['back_stress']}_rate")
+        return names
+
+    def compute(
+        self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor], derivatives: bool
+    ) -> tuple[Tensors, Blocks, Blocks]:
+        gamma, N, X = x["flow_rate"], x["flow_direction"], x["back_stress"]
+        C, g = p["C"], p["g"]
+        term = 2.0 / 3.0 * C * N - g * X
+        rate = term * gamma.unsqueeze(-1)
+        eye = torch.eye(6, dtype=X.dtype).to(X.device)
+        jac = {
+            "back_stress_rate": {
+                "flow_rate": term,
+                "flow_direction": (2.0 / 3.0 * C * gamma).reshape(-1, 1, 1) * eye,
+                "back_stress": (-g * gamma).reshape(-1, 1, 1) * eye,
+            }
+        }
+        pjac = {
+            "back_stress_rate": {
+                "C": 2.0 / 3.0 * N * gamma.unsqueeze(-1),
+                "g": -X * gamma.unsqueeze(-1),
+            }
+        }
+        return {"back_stress_rate": rate}, jac, pjac
+
+
+class _RateTimesDirection(Block):
+    """``out = sign * flow_rate * direction`` (the associative flow rules)."""
+
+    sign: ClassVar[float] = 1.0
+    direction: ClassVar[str]
+    target: ClassVar[str]
+
+    def compute(
+        self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor], derivatives: bool
+    ) -> tuple[Tensors, Blocks, Blocks]:
+        gamma, N = x["flow_rate"], x[self.direction]
+        out = self.sign * (gamma.unsqueeze(-1) * N if N.dim() > 1 else gamma * N)
+        if N.dim() > 1:
+            eye = torch.eye(6, dtype=N.dtype).to(N.device)
+            d_dir = (self.sign * gamma).reshape(-1, 1, 1) * eye
+        else:
+            d_dir = self.sign * gamma
+        jac = {self.target: {"flow_rate": self.sign * N, self.direction: d_dir}}
+        return {self.target: out}, jac, {}
+
+
+@register
+class AssociativePlasticFlow(_RateTimesDirection):
+    """``plastic_strain_rate = flow_rate * flow_direction``."""
+
+    type_name = "AssociativePlasticFlow"
+    inputs_spec = (("flow_rate", "flow_rate", SCALAR), ("flow_direction", "flow_direction", SR2))
+    outputs_spec = (("plastic_strain_rate", "plastic_strain_rate", SR2),)
+    direction = "flow_direction"
+    target = "plastic_strain_rate"
+
+
+@register
+class AssociativeIsotropicPlasticHardening(_RateTimesDirection):
+    """``equivalent_plastic_strain_rate = -flow_rate * isotropic_hardening_direction``."""
+
+    type_name = "AssociativeIsotropicPlasticHardening"
+    inputs_spec = (
+        ("flow_rate", "flow_rate", SCALAR),
+        ("isotropic_hardening_direction", "isotropic_hardening_direction", SCALAR),
+    )
+    outputs_spec = (("equivalent_plastic_strain_rate", "equivalent_plastic_strain_rate", SCALAR),)
+    sign = -1.0
+    direction = "isotropic_hardening_direction"
+    target = "equivalent_plastic_strain_rate"
+
+
+@register
+class AssociativeKinematicPlasticHardening(_RateTimesDirection):
+    """``kinematic_plastic_strain_rate = -flow_rate * kinematic_hardening_direction``."""
+
+    type_name = "AssociativeKinematicPlasticHardening"
+    inputs_spec = (
+        ("flow_rate", "flow_rate", SCALAR),
+        ("kinematic_hardening_direction", "kinematic_hardening_direction", SR2),
+    )
+    outputs_spec = (("kinematic_plastic_strain_rate", "kinematic_plastic_strain_rate", SR2),)
+    sign = -1.0
+    direction = "kinematic_hardening_direction"
+    target = "kinematic_plastic_strain_rate"
+
+
+@register
+class MinMapComplementarity(Block):
+    """``complementarity = min(sa a, sb b)``, ``sa``/``sb`` = -1 for LE and +1 for GE
+    (defaults: ``a`` LE, ``b`` GE): zero exactly where ``a <= 0 <= b`` and ``a b = 0``."""
+
+    type_name = "MinMapComplementarity"
+    inputs_spec = (("a", "a", SCALAR), ("b", "b", SCALAR))
+    outputs_spec = (("complementarity", "complementarity", SCALAR),)
+    extra_options = frozenset({"a_inequality", "b_inequality"})
+
+    def configure(self, section: Section | None) -> None:
+        self.signs = [-1.0, 1.0]
+        if section is None:
+            return
+        for index, (key, default) in enumerate((("a_inequality", "LE"), ("b_inequality", "GE"))):
+            text = section.string(key, default)
+            if text not in ("LE", "GE"):
+                raise section.error(key, f"parameter '{key}': expected LE or GE, got '{text}'")
+            self.signs[index] = -1.0 if text == "LE" else 1.0
+
+    def compute(
+        self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor], derivatives: bool
+    ) -> tuple[Tensors, Blocks, Blocks]:
+        ta, tb = self.signs[0] * x["a"], self.signs[1] * x["b"]
+        first = ta < tb
+        zero = torch.zeros_like(ta)
+        jac = {
+            "complementarity": {
+                "a": torch.where(first, self.signs[0] + zero, zero),
+                "b": torch.where(first, zero, self.signs[1] + zero),
+            }
+        }
+        return {"complementarity": torch.where(first, ta, tb)}, jac, {}

@@ -1,0 +1,6 @@
+# AssociativeIsotropicPlasticHardening
+[Models]
+  [model]
+    type = AssociativeIsotropicPlasticHardening
+  []
+[]

@@ -1,0 +1,6 @@
+# AssociativeKinematicPlasticHardening
+[Models]
+  [model]
+    type = AssociativeKinematicPlasticHardening
+  []
+[]

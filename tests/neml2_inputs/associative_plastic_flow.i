@@ -1,0 +1,6 @@
+# AssociativePlasticFlow
+[Models]
+  [model]
+    type = AssociativePlasticFlow
+  []
+[]

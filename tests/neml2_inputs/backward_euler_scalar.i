@@ -1,0 +1,7 @@
+# ScalarBackwardEulerTimeIntegration
+[Models]
+  [model]
+    type = ScalarBackwardEulerTimeIntegration
+    variable = 'equivalent_plastic_strain'
+  []
+[]

@@ -1,0 +1,8 @@
+# ScalarForwardEulerTimeIntegration with another time
+[Models]
+  [model]
+    type = ScalarForwardEulerTimeIntegration
+    variable = 'ep'
+    time = 'time'
+  []
+[]

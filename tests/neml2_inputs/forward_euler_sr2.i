@@ -1,0 +1,7 @@
+# SR2ForwardEulerTimeIntegration
+[Models]
+  [model]
+    type = SR2ForwardEulerTimeIntegration
+    variable = 'plastic_strain'
+  []
+[]

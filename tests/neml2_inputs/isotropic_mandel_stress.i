@@ -1,0 +1,7 @@
+# IsotropicMandelStress
+[Models]
+  [model]
+    type = IsotropicMandelStress
+    cauchy_stress = 'stress'
+  []
+[]

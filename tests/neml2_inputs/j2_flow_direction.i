@@ -1,0 +1,6 @@
+# AssociativeJ2FlowDirection with its default variable names
+[Models]
+  [model]
+    type = AssociativeJ2FlowDirection
+  []
+[]

@@ -1,0 +1,130 @@
+# Small-strain rate-independent J2 plasticity with linear isotropic hardening, written
+# from NEML2's blocks as a radial return: the trial state fixes the flow direction, the
+# one unknown is the equivalent plastic strain, and its residual is the min-map
+# complementarity of the yield function and the plastic strain increment (zero where
+# f <= 0 <= dep and f dep = 0), solved by ImplicitUpdate with Newton.
+# Inputs: strain, plastic_strain~1, equivalent_plastic_strain~1, t, t~1.
+
+[EquationSystems]
+  [eq_sys]
+    type = NonlinearSystem
+    model = 'rate'
+    unknowns = 'equivalent_plastic_strain'
+  []
+[]
+
+[Solvers]
+  [newton]
+    type = Newton
+    abs_tol = 1e-12
+    rel_tol = 1e-12
+    max_its = 50
+    linear_solver = 'lu'
+  []
+  [lu]
+    type = DenseLU
+  []
+[]
+
+[Models]
+  # trial state: the plastic strain frozen at the start of the step
+  [trial_elastic_strain]
+    type = SR2LinearCombination
+    from = 'strain plastic_strain~1'
+    to = 'trial_elastic_strain'
+    weights = '1 -1'
+  []
+  [trial_stress]
+    type = LinearIsotropicElasticity
+    coefficients = '2e5 0.3'
+    coefficient_types = 'YOUNGS_MODULUS POISSONS_RATIO'
+    strain = 'trial_elastic_strain'
+    stress = 'trial_stress'
+  []
+  [flow_direction]
+    type = AssociativeJ2FlowDirection
+    mandel_stress = 'trial_stress'
+    flow_direction = 'flow_direction'
+  []
+  [trial_state]
+    type = ComposedModel
+    models = 'trial_elastic_strain trial_stress flow_direction'
+  []
+
+  # plastic strain and stress from the equivalent plastic strain
+  [ep_rate]
+    type = ScalarVariableRate
+    variable = 'equivalent_plastic_strain'
+  []
+  [plastic_flow]
+    type = AssociativePlasticFlow
+    flow_rate = 'equivalent_plastic_strain_rate'
+  []
+  [integrate_plastic_strain]
+    type = SR2ForwardEulerTimeIntegration
+    variable = 'plastic_strain'
+  []
+  [elastic_strain]
+    type = SR2LinearCombination
+    from = 'strain plastic_strain'
+    to = 'elastic_strain'
+    weights = '1 -1'
+  []
+  [elasticity]
+    type = LinearIsotropicElasticity
+    coefficients = '2e5 0.3'
+    coefficient_types = 'YOUNGS_MODULUS POISSONS_RATIO'
+    strain = 'elastic_strain'
+  []
+
+  # the residual: the min-map consistency condition
+  [vonmises]
+    type = SR2Invariant
+    invariant_type = 'VONMISES'
+    tensor = 'stress'
+    invariant = 'effective_stress'
+  []
+  [isoharden]
+    type = LinearIsotropicHardening
+    hardening_modulus = 2000
+  []
+  [yield_function]
+    type = YieldFunction
+    yield_stress = 150
+    isotropic_hardening = 'isotropic_hardening'
+  []
+  [increment]
+    type = ScalarLinearCombination
+    from = 'equivalent_plastic_strain equivalent_plastic_strain~1'
+    to = 'dep'
+    weights = '1 -1'
+  []
+  [consistency]
+    type = MinMapComplementarity
+    a = 'yield_function'
+    b = 'dep'
+    complementarity = 'equivalent_plastic_strain_residual'
+  []
+  [rate]
+    type = ComposedModel
+    models = 'ep_rate plastic_flow integrate_plastic_strain elastic_strain elasticity
+              vonmises isoharden yield_function increment consistency'
+  []
+
+  [predictor]
+    type = ConstantExtrapolationPredictor
+    unknowns_Scalar = 'equivalent_plastic_strain'
+  []
+  [return_map]
+    type = ImplicitUpdate
+    equation_system = 'eq_sys'
+    solver = 'newton'
+    predictor = 'predictor'
+  []
+  [model]
+    type = ComposedModel
+    models = 'trial_state return_map ep_rate plastic_flow integrate_plastic_strain
+              elastic_strain elasticity'
+    additional_outputs = 'equivalent_plastic_strain plastic_strain'
+  []
+[]

@@ -1,0 +1,7 @@
+# LinearIsotropicHardening
+[Models]
+  [model]
+    type = LinearIsotropicHardening
+    hardening_modulus = 1000
+  []
+[]

@@ -1,0 +1,7 @@
+# LinearKinematicHardening
+[Models]
+  [model]
+    type = LinearKinematicHardening
+    hardening_modulus = 5000
+  []
+[]

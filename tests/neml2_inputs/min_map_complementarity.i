@@ -1,0 +1,9 @@
+# MinMapComplementarity
+[Models]
+  [model]
+    type = MinMapComplementarity
+    a = 'f'
+    b = 'dep'
+    complementarity = 'r'
+  []
+[]

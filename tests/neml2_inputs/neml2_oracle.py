@@ -1,0 +1,72 @@
+"""Evaluate input files with NEML2 3.1.0 (PyPI), the reference the corpus is checked against.
+
+Run by python/tests/test_neml2_oracle.py with the Python of a separate environment that
+has NEML2 (PyPI's package is also called ``neml2``, so it cannot share one with this
+project): ``python neml2_oracle.py REQUEST.pt RESULT.pt``. REQUEST holds
+``{"file", "model", "batch", "steps": [{input name: (batch, ...) tensor}, ...]}``; RESULT gets
+``{"version", "steps": [{"outputs": {...}, "jacobian": {of: {wrt: tensor}}}, ...]}``
+with NEML2's eager outputs and Jacobian blocks, ``(B, *of, *wrt)``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import neml2
+import torch
+
+
+def plain(value: object) -> torch.Tensor:
+    """A NEML2 typed tensor as a plain tensor."""
+    data = getattr(value, "data", value)
+    assert isinstance(data, torch.Tensor)
+    return data.detach().clone()
+
+
+#: NEML2 3.1.0's extension, built for another torch, now and then misreads a tensor's
+#: layout in its eager Newton solve and raises one of these; the same call then succeeds.
+LAYOUT_FAULTS = (
+    "doesn't support converting to a different layout",
+    "layout_impl is only implemented for TensorImpl subclasses",
+)
+ATTEMPTS = 20
+
+
+def jacobian(model: object, inputs: dict[str, torch.Tensor]) -> tuple[dict, dict]:
+    """NEML2's outputs and Jacobian at one point, repeating a call that hit the layout fault."""
+    for attempt in range(ATTEMPTS):
+        try:
+            return model.jacobian(inputs)  # type: ignore[attr-defined]
+        except RuntimeError as err:
+            if attempt + 1 == ATTEMPTS or not any(f in str(err) for f in LAYOUT_FAULTS):
+                raise
+    raise AssertionError("unreachable")
+
+
+def main(request_path: str, result_path: str) -> None:
+    request = torch.load(request_path)
+    model = neml2.load_model(request["file"], request["model"])
+    steps = []
+    for inputs in request["steps"]:
+        # point by point: NEML2 3.1.0's eager Newton solve refuses a batch dimension
+        # (IndexError in newton_solve_eager), and a point's result is the same either way
+        points = []
+        for b in range(request["batch"]):
+            points.append(jacobian(model, {k: v[b] for k, v in inputs.items()}))
+        outputs, jac = points[0]
+        steps.append(
+            {
+                "outputs": {k: torch.stack([plain(p[0][k]) for p in points]) for k in outputs},
+                "jacobian": {
+                    o: {i: torch.stack([plain(p[1][o][i]) for p in points]) for i in row}
+                    for o, row in jac.items()
+                },
+                "inputs": list(model.input_spec),
+            }
+        )
+    version = getattr(neml2, "__version__", "unknown")
+    torch.save({"version": str(version), "torch": str(torch.__version__), "steps": steps}, result_path)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])

@@ -1,0 +1,7 @@
+# ScalarVariableRate
+[Models]
+  [model]
+    type = ScalarVariableRate
+    variable = 'ep'
+  []
+[]

@@ -1,0 +1,7 @@
+# SR2VariableRate
+[Models]
+  [model]
+    type = SR2VariableRate
+    variable = 'E'
+  []
+[]
