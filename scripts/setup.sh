@@ -67,6 +67,8 @@ provided()
 {
   case $1 in
     catch2) [[ -d /usr/include/catch2 || -d /usr/local/include/catch2 ]] ;;
+    locales) [[ -f /usr/share/i18n/locales/de_DE ]] ;;
+    nlohmann-json3-dev) [[ -f /usr/include/nlohmann/json.hpp || -f /usr/local/include/nlohmann/json.hpp ]] ;;
     ninja-build) command -v ninja > /dev/null ;;
     libopenmpi-dev) command -v mpicxx > /dev/null ;;
     openmpi-bin) command -v mpiexec > /dev/null ;;
@@ -85,7 +87,7 @@ sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Pyth
 install_system_packages()
 {
   # clang and libclang-rt-dev (its sanitizer and libFuzzer runtimes): scripts/sanitize.sh.
-  local wanted=(cmake ninja-build g++ catch2 libopenmpi-dev openmpi-bin doxygen clang-format
+  local wanted=(cmake ninja-build g++ catch2 nlohmann-json3-dev locales libopenmpi-dev openmpi-bin doxygen clang-format
     clang-tidy clang libclang-rt-dev)
   # A venv needs ensurepip; torch's AOT compiler needs the Python headers.
   [[ -n ${NEML2_PYTHON:-} ]] || wanted+=(python3-venv python3-dev)

@@ -1,4 +1,4 @@
-// libFuzzer target: the model_meta.json reader (detail::JsonParser, then read_meta on the
+// libFuzzer target: the model_meta.json reader (detail::parse_json, then read_meta on the
 // same bytes written as <tmp>/cpu/model_meta.json next to an empty forward.pt2). Any
 // input must give a Meta or a FatalError; a crash or undefined behaviour is a finding.
 #include <cstddef>
@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "neml2/aoti/artifact/Meta.h"
-#include "neml2/aoti/detail/json.h"
 
 namespace
 {
@@ -58,10 +57,10 @@ LLVMFuzzerTestOneInput(const std::uint8_t * data, std::size_t size)
   const std::string text(reinterpret_cast<const char *>(data), size);
   try
   {
-    const aoti::detail::Json j = aoti::detail::JsonParser::parse(text);
-    (void)j.kind_name();
+    const aoti::detail::Json j = aoti::detail::parse_json(text, "fuzz");
+    (void)aoti::detail::kind_name(aoti::detail::kind_of(j));
   }
-  catch (const aoti::detail::JsonSyntaxError &)
+  catch (const aoti::FatalError &)
   {
   }
 

@@ -1,71 +1,90 @@
-// The strict JSON reader behind model_meta.json.
+// The JSON layer behind model_meta.json: nlohmann/json with our error wording and kinds.
 #include "catch.h"
+#include "comma_locale.h"
+#include "fatal_message.h"
 
-#include "neml2/aoti/detail/json.h"
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "neml2/aoti/artifact/Meta.h"
 
 using neml2::aoti::detail::Json;
-using neml2::aoti::detail::JsonParser;
-using neml2::aoti::detail::JsonSyntaxError;
+using neml2::aoti::detail::JsonKind;
+using neml2::aoti::detail::kind_name;
+using neml2::aoti::detail::kind_of;
+using neml2::aoti::detail::parse_json;
+using neml2_test::CommaLocale;
+using neml2_test::fatal_message;
 
-TEST_CASE("JSON values of every kind", "[json]")
+TEST_CASE("JSON values of every kind, members in file order", "[json]")
 {
-  const Json v = JsonParser::parse(
-      R"( {"a": [1, -2.5e3, 0.125, true, false, null], "s": "x\"\\\/\n\u00e9\ud83d\ude00", "o": {}} )");
-  REQUIRE(v.kind == Json::Kind::Object);
-  const Json & a = *v.find("a");
-  REQUIRE(a.array.size() == 6);
-  CHECK(a.array[0].number == 1);
-  CHECK(a.array[1].number == -2500);
-  CHECK(a.array[2].number == 0.125);
-  CHECK(a.array[3].boolean);
-  CHECK(a.array[4].kind == Json::Kind::Bool);
-  CHECK(a.array[5].kind == Json::Kind::Null);
-  CHECK(v.find("s")->string == "x\"\\/\n\xc3\xa9\xf0\x9f\x98\x80");
-  CHECK(v.find("o")->object.empty());
-  CHECK(v.find("missing") == nullptr);
-  // Keys keep their order.
-  CHECK(v.object[0].first == "a");
-  CHECK(v.object[2].first == "o");
+  const Json v = parse_json(
+      R"( {"z": [1, -2.5e3, 0.125, true, false, null], "s": "x\"\\\/\n\u00e9\ud83d\ude00", "a": {}} )",
+      "f.json");
+  REQUIRE(kind_of(v) == JsonKind::object);
+  const Json & z = v.at("z");
+  REQUIRE(z.size() == 6);
+  CHECK(z[0].get<double>() == 1);
+  CHECK(z[1].get<double>() == -2500);
+  CHECK(z[2].get<double>() == 0.125);
+  CHECK(kind_of(z[3]) == JsonKind::boolean);
+  CHECK(kind_of(z[5]) == JsonKind::null);
+  CHECK(v.at("s").get<std::string>() == "x\"\\/\n\xc3\xa9\xf0\x9f\x98\x80");
+  CHECK(v.at("a").empty());
+  CHECK(std::string(kind_name(kind_of(z))) == "an array");
+  CHECK(std::string(kind_name(kind_of(v.at("s")))) == "a string");
+  // Members keep the order of the file, not the alphabet.
+  CHECK(v.begin().key() == "z");
+  CHECK((--v.end()).key() == "a");
 }
 
-TEST_CASE("JSON syntax errors say where", "[json]")
+TEST_CASE("JSON syntax errors are one FatalError with file, line and column", "[json]")
 {
-  const std::vector<std::pair<std::string, std::string>> bad = {
-      {"{\"a\": 1,}", "expected a string key"},
-      {"[1 2]", "expected ']'"},
-      {"{\"a\" 1}", "expected ':'"},
-      {"\"abc", "unterminated string"},
-      {"01", "unexpected text"},
-      {"1.", "expected digits after '.'"},
-      {"1e", "expected digits in exponent"},
-      {"tru", "invalid literal"},
-      {"\"\\x\"", "invalid escape"},
-      {"\"\\ud800\"", "unpaired surrogate"},
-      {"", "expected a value"},
-      {"{} {}", "unexpected text"},
-      {std::string(100, '['), "nesting deeper"},
-  };
-  for (const auto & [text, what] : bad)
+  const std::vector<std::string> bad = {"{\"a\": 1,}",
+                                        "[1 2]",
+                                        "{\"a\" 1}",
+                                        "\"abc",
+                                        "01",
+                                        "1.",
+                                        "1e",
+                                        "tru",
+                                        "\"\\x\"",
+                                        "\"\\ud800\"",
+                                        "",
+                                        "{} {}",
+                                        "{\"a\": NaN}",
+                                        "// no comments\n{}"};
+  for (const auto & text : bad)
   {
     INFO(text);
-    try
-    {
-      JsonParser::parse(text);
-      FAIL("no error");
-    }
-    catch (const JsonSyntaxError & e)
-    {
-      CHECK(std::string(e.what()).find(what) != std::string::npos);
-    }
+    const std::string what = fatal_message([&] { parse_json(text, "meta.json"); });
+    CHECK_THAT(what, Catch::Matchers::StartsWith("meta.json:1:"));
+    CHECK_THAT(what, Catch::Matchers::ContainsSubstring(": malformed JSON: "));
+    CHECK(what.find('\n') == std::string::npos);
   }
-  try
+  CHECK_THAT(fatal_message([] { parse_json("{\n  \"a\": [1,\n   x]\n}", "meta.json"); }),
+             Catch::Matchers::StartsWith("meta.json:3:4: malformed JSON: syntax error"));
+}
+
+TEST_CASE("Deep nesting is read without exhausting the stack", "[json]")
+{
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  CHECK(parse_json(deep, "deep.json").is_array());
+}
+
+TEST_CASE("Numbers read the same under a comma-decimal locale", "[json][locale]")
+{
+  CommaLocale locale;
+  if (!locale.active())
   {
-    JsonParser::parse("{\n  \"a\": [1,\n   x]\n}");
-    FAIL("no error");
+    SKIP("no comma-decimal locale (de_DE or fr_FR) could be loaded or generated");
+    return;
   }
-  catch (const JsonSyntaxError & e)
-  {
-    CHECK(e.line == 3);
-    CHECK(e.column == 4);
-  }
+  // The locale is in force: the C library now stops at the '.'.
+  CHECK(std::strtod("200000.5", nullptr) == 200000);
+  const Json v = parse_json(R"({"E": 200000.5, "nu": 0.3, "tiny": 1.5e-300})", "meta.json");
+  CHECK(v.at("E").get<double>() == 200000.5);
+  CHECK(v.at("nu").get<double>() == 0.3);
+  CHECK(v.at("tiny").get<double>() == 1.5e-300);
 }

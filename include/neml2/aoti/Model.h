@@ -19,7 +19,6 @@
 #include "neml2/aoti/artifact/Stub.h"
 #include "neml2/aoti/detail/call.h"
 #include "neml2/aoti/detail/device.h"
-#include "neml2/aoti/detail/json.h"
 #include "neml2/aoti/detail/zip.h"
 #include "neml2/aoti/types.h"
 
@@ -48,34 +47,34 @@ call_spec_leaves(torch::inductor::AOTIModelPackageLoader & loader, std::size_t w
   }
   if (which >= specs.size())
     return std::nullopt;
-  Json root;
-  try
-  {
-    root = JsonParser::parse(specs[which]);
-  }
-  catch (const std::exception &)
-  {
-    return std::nullopt;
-  }
-  if (root.kind != Json::Kind::Array || root.array.size() != 2)
+  // Not parse_json: a spec this reader cannot read means "not checked", not an error.
+  const Json root = Json::parse(specs[which], nullptr, /*allow_exceptions=*/false);
+  if (!root.is_array() || root.size() != 2)
     return std::nullopt;
   std::size_t leaves = 0;
   bool known = true;
-  const std::function<void(const Json &)> walk = [&](const Json & node)
+  // Bounded: the spec comes from a file, and a hostile one could nest deeply.
+  constexpr int max_depth = 64;
+  const std::function<void(const Json &, int)> walk = [&](const Json & node, int depth)
   {
-    const Json * type = node.kind == Json::Kind::Object ? node.find("type") : nullptr;
-    const Json * children = node.kind == Json::Kind::Object ? node.find("children_spec") : nullptr;
-    if (!type || !children || children->kind != Json::Kind::Array)
+    if (depth > max_depth)
     {
       known = false;
       return;
     }
-    if (type->kind == Json::Kind::Null)
+    const auto type = node.is_object() ? node.find("type") : node.end();
+    const auto children = node.is_object() ? node.find("children_spec") : node.end();
+    if (type == node.end() || children == node.end() || !children->is_array())
+    {
+      known = false;
+      return;
+    }
+    if (type->is_null())
       ++leaves;
-    for (const auto & c : children->array)
-      walk(c);
+    for (const auto & c : *children)
+      walk(c, depth + 1);
   };
-  walk(root.array[1]);
+  walk(root[1], 0);
   return known ? std::optional<std::size_t>(leaves) : std::nullopt;
 }
 

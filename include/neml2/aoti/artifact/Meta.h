@@ -1,10 +1,12 @@
 // model_meta.json: the self-description of one device's compiled graphs (doc/artifacts.md).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -12,10 +14,10 @@
 #include <vector>
 
 #include <ATen/ATen.h>
+#include <nlohmann/json.hpp>
 #include <torch/version.h>
 
 #include "neml2/aoti/Exception.h"
-#include "neml2/aoti/detail/json.h"
 
 namespace neml2::aoti
 {
@@ -90,7 +92,7 @@ struct SlotSpec
 /// @brief One compiled graph: its file and positional signature.
 struct GraphSpec
 {
-  std::filesystem::path file;   ///< absolute path of the .pt2
+  std::filesystem::path file;    ///< absolute path of the .pt2
   std::vector<SlotSpec> args;    ///< positional inputs
   std::vector<SlotSpec> returns; ///< positional outputs
 };
@@ -98,20 +100,21 @@ struct GraphSpec
 /// @brief The contents of one model_meta.json, validated.
 struct Meta
 {
-  std::filesystem::path folder;                 ///< the folder the meta was read from
-  int schema = 0;                               ///< schema version (1)
-  std::string model;                            ///< model block name
-  std::string type;                             ///< model type that was compiled
-  std::string device;                           ///< "cpu" or "cuda"
-  at::ScalarType dtype = at::kDouble;           ///< floating-point dtype of all tensors
-  std::string torch_version;                    ///< torch that exported the graphs
-  std::vector<VariableSpec> inputs;             ///< model inputs in order
-  std::vector<VariableSpec> outputs;            ///< model outputs in order
-  std::vector<VariableSpec> parameters;         ///< promoted parameters in order
-  std::vector<DerivativeSpec> derivatives;      ///< compiled output:input pairs
+  std::filesystem::path folder;                  ///< the folder the meta was read from
+  int schema = 0;                                ///< schema version (1)
+  std::string model;                             ///< model block name
+  std::string type;                              ///< model type that was compiled
+  std::string device;                            ///< "cpu" or "cuda"
+  at::ScalarType dtype = at::kDouble;            ///< floating-point dtype of all tensors
+  std::string torch_version;                     ///< torch that exported the graphs
+  std::vector<VariableSpec> inputs;              ///< model inputs in order
+  std::vector<VariableSpec> outputs;             ///< model outputs in order
+  std::vector<VariableSpec> parameters;          ///< promoted parameters in order
+  std::vector<DerivativeSpec> derivatives;       ///< compiled output:input pairs
   std::vector<DerivativeSpec> param_derivatives; ///< output:parameter blocks
-  std::optional<std::pair<std::string, std::string>> status; ///< implicit models: (converged, residual)
-  std::map<Graph, GraphSpec> graphs;            ///< the graphs present
+  std::optional<std::pair<std::string, std::string>>
+      status;                        ///< implicit models: (converged, residual)
+  std::map<Graph, GraphSpec> graphs; ///< the graphs present
 
   /// @brief Whether @p g was compiled.
   bool has(Graph g) const { return graphs.count(g) != 0; }
@@ -128,66 +131,159 @@ struct Meta
 
 namespace detail
 {
+/// A JSON document; members keep the order of the file, so messages name the first bad one.
+using Json = nlohmann::ordered_json;
+
+/// The JSON kinds a model_meta.json field can be required to have.
+enum class JsonKind
+{
+  null,
+  boolean,
+  number,
+  string,
+  array,
+  object
+};
+
+/// The kind of @p v (every number kind is a number).
+inline JsonKind
+kind_of(const Json & v)
+{
+  if (v.is_boolean())
+    return JsonKind::boolean;
+  if (v.is_number())
+    return JsonKind::number;
+  if (v.is_string())
+    return JsonKind::string;
+  if (v.is_array())
+    return JsonKind::array;
+  if (v.is_object())
+    return JsonKind::object;
+  return JsonKind::null;
+}
+
+/// A short name of @p k, for messages.
+inline const char *
+kind_name(JsonKind k)
+{
+  switch (k)
+  {
+    case JsonKind::null:
+      break;
+    case JsonKind::boolean:
+      return "a boolean";
+    case JsonKind::number:
+      return "a number";
+    case JsonKind::string:
+      return "a string";
+    case JsonKind::array:
+      return "an array";
+    case JsonKind::object:
+      return "an object";
+  }
+  return "null";
+}
+
+/**
+ * Parse @p text, the contents of @p file, as strict JSON (RFC 8259, no comments).
+ * Numbers are read the same under every C locale (a host that sets a comma-decimal
+ * locale reads 0.3 as 0.3). A syntax error is a FatalError `file:line:column: malformed
+ * JSON: ...`, the position counted from the parser's byte offset.
+ */
+inline Json
+parse_json(const std::string & text, const std::string & file)
+{
+  try
+  {
+    return Json::parse(text);
+  }
+  catch (const Json::parse_error & e)
+  {
+    // e.byte is 1-based, one past the character that failed.
+    std::size_t line = 1, column = 1;
+    const std::size_t end = std::min<std::size_t>(e.byte ? e.byte - 1 : 0, text.size());
+    for (std::size_t i = 0; i < end; ++i)
+    {
+      if (text[i] == '\n')
+      {
+        ++line;
+        column = 1;
+      }
+      else
+        ++column;
+    }
+    // e.what() is "[json.exception.parse_error.101] parse error at line 3, column 4: <why>";
+    // keep <why>, the position is ours.
+    std::string why = e.what();
+    if (const auto colon = why.find(": "); colon != std::string::npos)
+      why = why.substr(colon + 2);
+    throw FatalError(file + ":" + std::to_string(line) + ":" + std::to_string(column) +
+                     ": malformed JSON: " + why);
+  }
+}
+
 /// Accessors that turn a missing or mistyped field into a FatalError naming the file and field.
 class MetaReader
 {
 public:
   explicit MetaReader(std::string file) : _file(std::move(file)) {}
 
-  [[noreturn]] void fail(const std::string & what) const
-  {
-    throw FatalError(_file + ": " + what);
-  }
+  [[noreturn]] void fail(const std::string & what) const { throw FatalError(_file + ": " + what); }
 
-  const Json & get(const Json & obj, const std::string & key, Json::Kind kind,
+  const Json & get(const Json & obj, const std::string & key, JsonKind kind,
                    const std::string & where) const
   {
-    if (obj.kind != Json::Kind::Object)
+    if (!obj.is_object())
       fail(where + " must be an object");
-    const Json * v = obj.find(key);
-    if (!v)
+    const auto it = obj.find(key);
+    if (it == obj.end())
       fail("missing field '" + where + key + "'");
-    if (v->kind != kind)
-    {
-      Json expected;
-      expected.kind = kind;
-      fail("field '" + where + key + "' must be " + expected.kind_name() + ", found " +
-           v->kind_name());
-    }
-    return *v;
+    if (kind_of(*it) != kind)
+      fail("field '" + where + key + "' must be " + kind_name(kind) + ", found " +
+           kind_name(kind_of(*it)));
+    return *it;
   }
 
   std::string str(const Json & obj, const std::string & key, const std::string & where = "") const
   {
-    return get(obj, key, Json::Kind::String, where).string;
+    return get(obj, key, JsonKind::string, where).get<std::string>();
   }
 
   int64_t integer(const Json & v, const std::string & what) const
   {
-    // Range first: converting a double outside int64_t's range (1e300, or the infinity
-    // that 1e400 parses to) to an integer is undefined behaviour (found by fuzz_meta).
+    constexpr auto largest = std::numeric_limits<int64_t>::max();
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() <= std::uint64_t(largest))
+      return int64_t(v.get<std::uint64_t>());
+    if (v.is_number_integer() && !v.is_number_unsigned())
+      return v.get<int64_t>();
+    // A number written with a fraction or an exponent counts when it is a whole number.
+    // Range first: converting a double outside int64_t's range (1e300) to an integer is
+    // undefined behaviour (found by fuzz_meta).
     constexpr double limit = 9.2e18; // a little below 2^63
-    if (v.kind != Json::Kind::Number || !(std::fabs(v.number) < limit) ||
-        v.number != double(int64_t(v.number)))
-      fail(what + " must be an integer");
-    return int64_t(v.number);
+    if (v.is_number_float())
+    {
+      const double d = v.get<double>();
+      if (std::fabs(d) < limit && d == double(int64_t(d)))
+        return int64_t(d);
+    }
+    fail(what + " must be an integer");
   }
 
   std::vector<VariableSpec> variables(const Json & root, const std::string & key,
                                       bool with_value) const
   {
     std::vector<VariableSpec> out;
-    const Json & arr = get(root, key, Json::Kind::Array, "");
-    for (std::size_t i = 0; i < arr.array.size(); ++i)
+    const Json & arr = get(root, key, JsonKind::array, "");
+    for (std::size_t i = 0; i < arr.size(); ++i)
     {
       const std::string where = key + "[" + std::to_string(i) + "].";
-      const Json & e = arr.array[i];
+      const Json & e = arr[i];
       VariableSpec v;
       v.name = str(e, "name", where);
       if (v.name.empty())
         fail("field '" + where + "name' is empty");
       int64_t numel = 1;
-      for (const auto & d : get(e, "shape", Json::Kind::Array, where).array)
+      for (const auto & d : get(e, "shape", JsonKind::array, where))
       {
         const int64_t n = integer(d, "field '" + where + "shape'");
         if (n < 0 || n > (int64_t(1) << 31))
@@ -199,11 +295,11 @@ public:
       }
       if (with_value)
       {
-        for (const auto & x : get(e, "value", Json::Kind::Array, where).array)
+        for (const auto & x : get(e, "value", JsonKind::array, where))
         {
-          if (x.kind != Json::Kind::Number)
+          if (!x.is_number())
             fail("field '" + where + "value' must hold numbers");
-          v.value.push_back(x.number);
+          v.value.push_back(x.get<double>());
         }
         if (int64_t(v.value.size()) != numel)
           fail("field '" + where + "value' has " + std::to_string(v.value.size()) +
@@ -220,19 +316,19 @@ public:
   std::vector<DerivativeSpec> derivatives(const Json & root, const std::string & key) const
   {
     std::vector<DerivativeSpec> out;
-    const Json * arr = root.find(key);
-    if (!arr)
+    const auto arr = root.find(key);
+    if (arr == root.end())
       return out;
-    if (arr->kind != Json::Kind::Array)
+    if (!arr->is_array())
       fail("field '" + key + "' must be an array");
-    for (std::size_t i = 0; i < arr->array.size(); ++i)
+    for (std::size_t i = 0; i < arr->size(); ++i)
     {
       const std::string where = key + "[" + std::to_string(i) + "].";
-      const Json & e = arr->array[i];
+      const Json & e = (*arr)[i];
       DerivativeSpec d;
       d.of = str(e, "of", where);
       d.wrt = str(e, "wrt", where);
-      d.batched = get(e, "batched", Json::Kind::Bool, where).boolean;
+      d.batched = get(e, "batched", JsonKind::boolean, where).get<bool>();
       out.push_back(d);
     }
     return out;
@@ -242,17 +338,17 @@ public:
                               const std::string & where) const
   {
     static const std::map<std::string, SlotSpec::Role> roles = {
-        {"input", SlotSpec::Role::input},         {"parameter", SlotSpec::Role::parameter},
-        {"tangent", SlotSpec::Role::tangent},     {"cotangent", SlotSpec::Role::cotangent},
-        {"output", SlotSpec::Role::output},       {"derivative", SlotSpec::Role::derivative},
-        {"adjoint", SlotSpec::Role::adjoint},     {"converged", SlotSpec::Role::converged},
+        {"input", SlotSpec::Role::input},      {"parameter", SlotSpec::Role::parameter},
+        {"tangent", SlotSpec::Role::tangent},  {"cotangent", SlotSpec::Role::cotangent},
+        {"output", SlotSpec::Role::output},    {"derivative", SlotSpec::Role::derivative},
+        {"adjoint", SlotSpec::Role::adjoint},  {"converged", SlotSpec::Role::converged},
         {"residual", SlotSpec::Role::residual}};
     std::vector<SlotSpec> out;
-    const Json & arr = get(g, key, Json::Kind::Array, where);
-    for (std::size_t i = 0; i < arr.array.size(); ++i)
+    const Json & arr = get(g, key, JsonKind::array, where);
+    for (std::size_t i = 0; i < arr.size(); ++i)
     {
       const std::string w = where + key + "[" + std::to_string(i) + "].";
-      const Json & e = arr.array[i];
+      const Json & e = arr[i];
       SlotSpec s;
       const std::string role = str(e, "role", w);
       const auto it = roles.find(role);
@@ -306,32 +402,24 @@ read_meta(const std::filesystem::path & folder, const std::string & expected_dev
   const std::string fname = file.string();
   std::error_code ec;
   if (!fs::is_directory(folder, ec))
-    throw FatalError("artifact folder '" + folder.string() + "' does not exist: compile the model "
-                     "for device '" + expected_device + "' with neml2-compile --device " +
-                     expected_device);
+    throw FatalError("artifact folder '" + folder.string() +
+                     "' does not exist: compile the model "
+                     "for device '" +
+                     expected_device + "' with neml2-compile --device " + expected_device);
   std::ifstream in(file, std::ios::binary);
   if (!in)
     throw FatalError("cannot open '" + fname + "'");
   std::stringstream buf;
   buf << in.rdbuf();
 
-  detail::Json root;
-  try
-  {
-    root = detail::JsonParser::parse(buf.str());
-  }
-  catch (const detail::JsonSyntaxError & e)
-  {
-    throw FatalError(fname + ":" + std::to_string(e.line) + ":" + std::to_string(e.column) +
-                     ": malformed JSON: " + e.what());
-  }
+  const detail::Json root = detail::parse_json(buf.str(), fname);
 
   const detail::MetaReader r(fname);
-  if (root.kind != detail::Json::Kind::Object)
+  if (!root.is_object())
     r.fail("expected a JSON object at the top level");
   Meta m;
   m.folder = folder;
-  const auto & schema = r.get(root, "schema", detail::Json::Kind::Number, "");
+  const auto & schema = r.get(root, "schema", detail::JsonKind::number, "");
   // Compared before narrowing to int, so that 2^32 + 1 cannot pass for 1.
   const int64_t schema_number = r.integer(schema, "field 'schema'");
   if (schema_number != 1)
@@ -375,15 +463,16 @@ read_meta(const std::filesystem::path & folder, const std::string & expected_dev
     if (!m.find(m.outputs, d.of) || !m.find(m.parameters, d.wrt))
       r.fail("parameter derivative " + d.of + ":" + d.wrt + " names an unknown variable");
 
-  if (const auto * st = root.find("status"); st && st->kind != detail::Json::Kind::Null)
-    m.status = std::make_pair(r.str(*st, "converged", "status."), r.str(*st, "residual", "status."));
+  if (const auto st = root.find("status"); st != root.end() && !st->is_null())
+    m.status =
+        std::make_pair(r.str(*st, "converged", "status."), r.str(*st, "residual", "status."));
 
-  const auto & graphs = r.get(root, "graphs", detail::Json::Kind::Object, "");
-  for (const Graph g : {Graph::forward, Graph::jvp, Graph::jacobian, Graph::param_jacobian,
-                        Graph::param_vjp})
+  const auto & graphs = r.get(root, "graphs", detail::JsonKind::object, "");
+  for (const Graph g :
+       {Graph::forward, Graph::jvp, Graph::jacobian, Graph::param_jacobian, Graph::param_vjp})
   {
-    const detail::Json * gj = graphs.find(graph_name(g));
-    if (!gj)
+    const auto gj = graphs.find(graph_name(g));
+    if (gj == graphs.end())
       continue;
     const std::string where = std::string("graphs.") + graph_name(g) + ".";
     GraphSpec spec;
@@ -394,11 +483,10 @@ read_meta(const std::filesystem::path & folder, const std::string & expected_dev
       r.fail("graph file '" + spec.file.string() + "' is missing");
     for (const auto & s : spec.args)
     {
-      const bool known =
-          (s.role == SlotSpec::Role::input && m.find(m.inputs, s.name)) ||
-          (s.role == SlotSpec::Role::tangent && m.find(m.inputs, s.name)) ||
-          (s.role == SlotSpec::Role::parameter && m.find(m.parameters, s.name)) ||
-          (s.role == SlotSpec::Role::cotangent && m.find(m.outputs, s.name));
+      const bool known = (s.role == SlotSpec::Role::input && m.find(m.inputs, s.name)) ||
+                         (s.role == SlotSpec::Role::tangent && m.find(m.inputs, s.name)) ||
+                         (s.role == SlotSpec::Role::parameter && m.find(m.parameters, s.name)) ||
+                         (s.role == SlotSpec::Role::cotangent && m.find(m.outputs, s.name));
       if (!known)
         r.fail(where + "args names '" + s.name + "', which is not a variable of that role");
     }
