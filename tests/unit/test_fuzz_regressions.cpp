@@ -60,12 +60,16 @@ TEST_CASE("fuzz_meta: a shape entry too large for an integer", "[fuzz][meta]")
 TEST_CASE("fuzz_meta: a schema number out of range", "[fuzz][meta]")
 {
   using Catch::Matchers::ContainsSubstring;
-  for (const std::string n : {"1e300", "-1e300", "1e400", "-1e400", "9223372036854775808"})
+  for (const std::string n : {"1e300", "-1e300", "9223372036854775808"})
   {
     INFO(n);
     CHECK_THAT(read_meta_message("{\"schema\": " + n + "}"),
                ContainsSubstring("field 'schema' must be an integer"));
   }
+  // Beyond a double's range the JSON reader itself refuses the number.
+  for (const std::string n : {"1e400", "-1e400"})
+    CHECK_THAT(read_meta_message("{\"schema\": " + n + "}"),
+               ContainsSubstring("malformed JSON: number overflow parsing '" + n + "'"));
   // 2^32 + 1 narrowed to int is 1: it must not pass for schema 1.
   CHECK_THAT(read_meta_message("{\"schema\": 4294967297}"),
              ContainsSubstring("unknown schema 4294967297 (this library reads schema 1)"));

@@ -220,6 +220,14 @@ parse_json(const std::string & text, const std::string & file)
     throw FatalError(file + ":" + std::to_string(line) + ":" + std::to_string(column) +
                      ": malformed JSON: " + why);
   }
+  catch (const Json::exception & e)
+  {
+    // A number too large for a double (1e400): nlohmann/json refuses it as out of range.
+    std::string why = e.what();
+    if (const auto close = why.find("] "); close != std::string::npos)
+      why = why.substr(close + 2);
+    throw FatalError(file + ": malformed JSON: " + why);
+  }
 }
 
 /// Accessors that turn a missing or mistyped field into a FatalError naming the file and field.
