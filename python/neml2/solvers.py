@@ -4,7 +4,8 @@ An implicit model names its solver with ``solver = NAME``; ``[Solvers/NAME]`` th
 the tolerances and the iteration cap. :func:`newton_loop` runs the iterations: a Python
 loop when evaluated eagerly, a ``while_loop`` when traced by ``torch.export``, so the
 compiled graph holds the iteration once (not unrolled ``max_its`` times) and stops as
-soon as every point of the call has converged.
+soon as every point of the call has converged. :func:`solve_per_point` is the dense
+linear solve of each Newton update of a system of equations.
 """
 
 from __future__ import annotations
@@ -190,3 +191,33 @@ def iterate(
         while bool(more(*state)):
             state = body(*state)
     return state[1]
+
+
+def solve_per_point(A: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """``A^-1 b`` per point: ``A`` ``(B, n, n)``, ``b`` ``(B, n, m)``.
+
+    Gaussian elimination with partial pivoting, written with elementwise ops over the
+    static size ``n``, instead of ``torch.linalg.solve``: AOTInductor has no C shim for
+    the LAPACK solve (it would run through a proxy executor), and elementwise arithmetic
+    makes a point's result independent of the batch it is solved in. A singular ``A``
+    gives inf or nan, which fails the caller's convergence test rather than raising.
+    """
+    n = A.shape[-1]
+    if n == 1:
+        return b / A
+    m = b.shape[-1]
+    M = torch.cat([A, b], -1)
+    rows = torch.arange(n, device=A.device).expand(M.shape[0], n)
+    for k in range(n - 1):
+        pivot = M[:, k:, k].abs().argmax(-1, keepdim=True) + k
+        order = torch.where(rows == k, pivot, torch.where(rows == pivot, k, rows))
+        M = M.gather(1, order.unsqueeze(-1).expand(M.shape))
+        factors = M[:, k + 1 :, k : k + 1] / M[:, k : k + 1, k : k + 1]
+        M = torch.cat([M[:, : k + 1], M[:, k + 1 :] - factors * M[:, k : k + 1]], 1)
+    x: list[torch.Tensor] = [b.new_zeros(())] * n
+    for k in reversed(range(n)):
+        rhs = M[:, k, n:]
+        for j in range(k + 1, n):
+            rhs = rhs - M[:, k, j : j + 1] * x[j]
+        x[k] = rhs / M[:, k, k : k + 1]
+    return torch.stack(x, 1).reshape(M.shape[0], n, m)

@@ -5,7 +5,9 @@ PyPI's NEML2 is also the package ``neml2``, so it lives in an environment of its
 runs as a child process (tests/neml2_inputs/neml2_oracle.py) on the same inputs. Each
 file's block ``model`` is compared, outputs and every Jacobian block, at rtol 1e-8;
 the two composed J2 models are driven over 24 time steps, each step starting from the
-state the previous one left.
+state the previous one left. Those two are also compiled (``neml2-compile -d :``, for
+cpu, once per session) and the compiled graphs, loaded with ``neml2.load_model``, are
+compared with NEML2 on the same 24 steps' inputs.
 """
 
 from __future__ import annotations
@@ -18,10 +20,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from neml2 import hit
+from neml2 import hit, load_model
 from neml2.models import Model, build_model, model_section
+from neml2.shim import CompiledModel
 
-from .conftest import REPO
+from .conftest import REPO, require_loadable, run_module
 
 INPUTS = REPO / "tests" / "neml2_inputs"
 ORACLE = INPUTS / "neml2_oracle.py"
@@ -90,13 +93,14 @@ def sample(model: Model, seed: int = 0) -> dict[str, torch.Tensor]:
     return x
 
 
-def full_blocks(model: Model, jac: dict[str, dict[str, torch.Tensor]]) -> dict:
+def full_blocks(model: Model | CompiledModel, jac: dict[str, dict[str, torch.Tensor]]) -> dict:
     """Every Jacobian block as (B, *of, *wrt), unbatched ones repeated."""
+    shapes = {v.name: v.shape for v in (*model.inputs, *model.outputs)}
     out: dict = {}
     for of, row in jac.items():
         out[of] = {}
         for wrt, block in row.items():
-            shape = (*model.variable(of).shape, *model.variable(wrt).shape)
+            shape = (*shapes[of], *shapes[wrt])
             out[of][wrt] = block if block.dim() > len(shape) else block.expand(BATCH, *shape)
     return out
 
@@ -181,16 +185,77 @@ def test_one_model_agrees_with_neml2(name: str, tmp_path: Path) -> None:
     assert_agree(full_blocks(model, model.jacobian(x)), theirs["jacobian"], f"{name} jacobian")
 
 
+#: One run per composed J2 file: the steps' inputs, our eager outputs and Jacobians, NEML2's.
+Reference = tuple[list[dict[str, torch.Tensor]], list[dict], list[dict], list[dict]]
+
+
+@pytest.fixture(scope="session")
+def j2_reference(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Reference]:
+    """The eager drive of a composed J2 file and NEML2's answers on its inputs, run once
+    per file and session (the eager and the compiled comparison share them)."""
+    done: dict[str, Reference] = {}
+
+    def reference(name: str) -> Reference:
+        if name not in done:
+            python = oracle_python()
+            model = build(name)
+            assert model.implicit
+            steps, outputs, jacobians = drive(model)
+            folder = tmp_path_factory.mktemp("oracle")
+            done[name] = (steps, outputs, jacobians, run_oracle(python, folder, name, steps))
+        return done[name]
+
+    return reference
+
+
+@pytest.fixture(scope="session")
+def compiled_j2(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
+    """The stub of a composed J2 file compiled for cpu with ``-d :`` (forward, jvp and
+    jacobian), compiled once per file and session."""
+    stubs: dict[str, Path] = {}
+
+    def compiled(name: str) -> Path:
+        if name not in stubs:
+            out = tmp_path_factory.mktemp(f"aoti-{Path(name).stem}")
+            result = run_module(
+                "neml2.compile", INPUTS / name, "--model", "model", "-d", ":", "-o", out
+            )
+            assert result.returncode == 0, result.stderr
+            stubs[name] = out / "model_aoti.i"
+            require_loadable(stubs[name])
+        return stubs[name]
+
+    return compiled
+
+
 @pytest.mark.parametrize("name", TRANSIENT)
-def test_composed_j2_over_steps_agrees_with_neml2(name: str, tmp_path: Path) -> None:
-    python = oracle_python()
-    model = build(name)
-    assert model.implicit
-    steps, outputs, jacobians = drive(model)
+def test_composed_j2_over_steps_agrees_with_neml2(
+    name: str, j2_reference: Callable[[str], Reference]
+) -> None:
+    steps, outputs, jacobians, theirs = j2_reference(name)
     # the path yields: plastic strain grows, and some steps unload elastically
     assert float(outputs[-1]["equivalent_plastic_strain"].min()) > 1e-4
-    theirs = run_oracle(python, tmp_path, name, steps)
-    assert len(theirs) == STEPS >= 20
+    assert len(steps) == len(theirs) == STEPS >= 20
     for step, (out, jac, ref) in enumerate(zip(outputs, jacobians, theirs, strict=True)):
         assert_agree(out, ref["outputs"], f"{name} step {step + 1} outputs")
         assert_agree(jac, ref["jacobian"], f"{name} step {step + 1} jacobian")
+
+
+@pytest.mark.parametrize("name", TRANSIENT)
+def test_compiled_composed_j2_over_steps_agrees_with_neml2(
+    name: str,
+    j2_reference: Callable[[str], Reference],
+    compiled_j2: Callable[[str], Path],
+) -> None:
+    steps, _, _, theirs = j2_reference(name)
+    compiled = load_model(compiled_j2(name), "model")
+    assert isinstance(compiled, CompiledModel)
+    assert compiled.meta["status"] == {"converged": "converged", "residual": "residual"}
+    assert [v.name for v in compiled.inputs] == [v.name for v in build(name).inputs]
+    assert len(steps) == len(theirs) == STEPS >= 20
+    for step, (x, ref) in enumerate(zip(steps, theirs, strict=True)):
+        what = f"compiled {name} step {step + 1}"
+        assert_agree(compiled.forward(x), ref["outputs"], f"{what} outputs")
+        assert_agree(
+            full_blocks(compiled, compiled.jacobian(x)), ref["jacobian"], f"{what} jacobian"
+        )

@@ -7,7 +7,7 @@ import torch
 
 from neml2 import hit
 from neml2.errors import HitError
-from neml2.solvers import Newton, newton_loop, solver_for
+from neml2.solvers import Newton, newton_loop, solve_per_point, solver_for
 
 MODEL = "[Models]\n  [model]\n    type = J2Viscoplasticity\n    solver = newton\n  []\n[]\n"
 
@@ -113,3 +113,25 @@ def test_the_loop_stops_when_every_point_is_done_and_caps_the_updates() -> None:
         step, z, counts, counts.clone(), torch.zeros(3, dtype=torch.bool), Newton(max_its=3)
     )
     assert capped.tolist() == [0.5, 0.75, 12.5]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7])
+def test_the_per_point_solve_is_the_dense_solve(n: int) -> None:
+    g = torch.Generator().manual_seed(n)
+    A = torch.randn(64, n, n, generator=g, dtype=torch.float64) + 3 * torch.eye(n)
+    b = torch.randn(64, n, 4, generator=g, dtype=torch.float64)
+    x = solve_per_point(A, b)
+    assert x.shape == (64, n, 4)
+    torch.testing.assert_close(x, torch.linalg.solve(A, b), rtol=1e-11, atol=1e-12)
+    # a point's answer does not depend on the batch it is solved in
+    assert torch.equal(solve_per_point(A[5:6], b[5:6]), x[5:6])
+    assert torch.equal(solve_per_point(A.flip(0), b.flip(0)).flip(0), x)
+
+
+def test_the_per_point_solve_pivots_and_marks_singular_points() -> None:
+    # a zero first pivot needs a row exchange; a singular matrix gives non-finite values
+    A = torch.tensor([[[0.0, 2.0], [3.0, 1.0]], [[1.0, 2.0], [2.0, 4.0]]], dtype=torch.float64)
+    b = torch.tensor([[[4.0], [5.0]], [[1.0], [1.0]]], dtype=torch.float64)
+    x = solve_per_point(A, b)
+    assert x[0].flatten().tolist() == [1.0, 2.0]
+    assert not bool(torch.isfinite(x[1]).all())

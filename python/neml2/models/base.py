@@ -572,7 +572,7 @@ class Leaf(Model):
         if jacobian:
             ev.jacobian = {
                 o.name: {
-                    i.name: jac.get(o.name, {}).get(i.name)
+                    i.name: jac[o.name][i.name]
                     if i.name in jac.get(o.name, {})
                     else like.new_zeros((n, *o.shape, *i.shape))
                     for i in self.inputs
@@ -582,7 +582,7 @@ class Leaf(Model):
         if param_jacobian:
             ev.param_jacobian = {
                 o.name: {
-                    q: pjac.get(o.name, {}).get(q)
+                    q: pjac[o.name][q]
                     if q in pjac.get(o.name, {})
                     else like.new_zeros((n, *o.shape, *p[q].shape))
                     for q in self.parameters

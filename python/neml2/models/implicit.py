@@ -14,6 +14,11 @@ analytic Jacobian, until ``|r| <= abs_tol`` or ``|r| <= rel_tol |r0|`` (``|.|`` 
 point keeps its value while the others iterate. The derivatives are those of the
 converged solution (implicit function theorem): ``du/dg = -J^-1 dr/dg`` for the other
 inputs ``g`` and ``du/dp = -J^-1 dr/dp`` for the parameters.
+
+Under ``torch.export`` the iteration is one ``while_loop`` (:func:`neml2.solvers.iterate`)
+and ``J^-1`` a per-point elimination (:func:`neml2.solvers.solve_per_point`), so the
+graphs compile with AOTInductor; the residual model's blocks must then build their
+constants with factory ops, as a tensor constant inside the loop body does not lower.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from collections.abc import Mapping
 import torch
 
 from ..hit import Section
-from ..solvers import NEML2_MAX_ITS, Newton, iterate, solver_for
+from ..solvers import NEML2_MAX_ITS, Newton, iterate, solve_per_point, solver_for
 from .base import Blocks, Evaluation, Leaf, Model, Status, Tensors, Variable, build_model, register
 
 
@@ -280,7 +285,7 @@ class ImplicitUpdate(Model):
             norm = r.square().sum(-1).sqrt()
             done = done | (norm <= atol) | (norm <= rtol * scale)
             J = torch.where(done.reshape(-1, 1, 1), eye, J)
-            du = torch.linalg.solve_ex(J, r.unsqueeze(-1), check_errors=False)[0].squeeze(-1)
+            du = solve_per_point(J, r.unsqueeze(-1)).squeeze(-1)
             return torch.where(done.unsqueeze(-1), u, u - du), done
 
         start = torch.zeros(n, dtype=torch.bool, device=u0.device)
@@ -294,7 +299,7 @@ class ImplicitUpdate(Model):
 
         def sensitivity(rhs: torch.Tensor) -> torch.Tensor:
             """-J^-1 rhs, rhs ``(B, n, m)``."""
-            return -torch.linalg.solve_ex(J, rhs, check_errors=False)[0]
+            return -solve_per_point(J, rhs)
 
         def rows(d: torch.Tensor, shape: tuple[int, ...]) -> dict[str, torch.Tensor]:
             out: dict[str, torch.Tensor] = {}

@@ -23,7 +23,11 @@ SQRT23 = math.sqrt(2.0 / 3.0)
 
 
 def identity(like: torch.Tensor) -> torch.Tensor:
-    return torch.tensor([1.0, 1.0, 1.0, 0.0, 0.0, 0.0], dtype=like.dtype).to(like.device)
+    """``I`` as a Mandel vector, built by factory ops rather than ``torch.tensor``: an
+    exported graph holds a ``torch.tensor`` as a constant, and a constant inside the
+    body of ImplicitUpdate's ``while_loop`` cannot be lowered by AOTInductor."""
+    ones = torch.ones(3, dtype=like.dtype, device=like.device)
+    return torch.cat([ones, torch.zeros_like(ones)])
 
 
 def deviator(a: torch.Tensor) -> torch.Tensor:

@@ -13,8 +13,10 @@ MANDEL = (6,)
 
 
 def _normal(like: torch.Tensor) -> torch.Tensor:
-    """The identity tensor as a Mandel vector, [1, 1, 1, 0, 0, 0]."""
-    return torch.tensor([1.0, 1.0, 1.0, 0.0, 0.0, 0.0], dtype=like.dtype).to(like.device)
+    """The identity tensor as a Mandel vector, [1, 1, 1, 0, 0, 0], from factory ops (a
+    ``torch.tensor`` would be a graph constant, which a ``while_loop`` body refuses)."""
+    ones = torch.ones(3, dtype=like.dtype, device=like.device)
+    return torch.cat([ones, torch.zeros_like(ones)])
 
 
 @register

@@ -44,11 +44,11 @@ class _TimeBlock(Block):
 
     @classmethod
     def derive(cls, section: Section) -> dict[str, str]:
-        v = variable_name(section, "variable", "")
-        if not v:
+        if "variable" not in section.params:
             raise section.error(
                 None, f"[{section.full_name}]: missing required parameter 'variable'"
             )
+        v = variable_name(section, "variable", "")
         t = variable_name(section, "time", "t")
         rate = variable_name(section, "rate", f"{v}_rate") if "rate" in cls.options else f"{v}_rate"
         return {"v": v, "v~1": f"{v}~1", "t": t, "t~1": f"{t}~1", "rate": rate}
