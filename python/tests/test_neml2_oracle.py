@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from neml2 import hit, load_model
 from neml2.models import Model, build_model, model_section
 from neml2.shim import CompiledModel
 
-from .conftest import REPO, require_loadable, run_module
+from .conftest import PYTHON_DIR, REPO, run_module
 
 INPUTS = REPO / "tests" / "neml2_inputs"
 ORACLE = INPUTS / "neml2_oracle.py"
@@ -208,6 +209,33 @@ def j2_reference(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Re
     return reference
 
 
+#: Loads a compiled composed J2 stub and runs forward on one elastic step (neml2-run's
+#: random inputs may ask the Newton solve for more than it converges in).
+LOAD_CHECK = """
+import sys, torch
+from neml2 import load_model
+m = load_model(sys.argv[1], "model")
+x = {v.name: torch.zeros((1, *v.shape), dtype=torch.float64) for v in m.inputs}
+x["t"] = torch.ones(1, dtype=torch.float64)
+print(sorted(m.forward(x)))
+"""
+
+
+def require_loadable_j2(stub: Path) -> None:
+    """Load a compiled stub in a child first, so that a loader crash fails one test."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PYTHON_DIR), env.get("PYTHONPATH")]))
+    done = subprocess.run(
+        [sys.executable, "-c", LOAD_CHECK, str(stub)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, f"loading {stub} failed ({done.returncode}): {done.stderr}"
+    assert "stress" in done.stdout
+
+
 @pytest.fixture(scope="session")
 def compiled_j2(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
     """The stub of a composed J2 file compiled for cpu with ``-d :`` (forward, jvp and
@@ -222,7 +250,7 @@ def compiled_j2(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Pat
             )
             assert result.returncode == 0, result.stderr
             stubs[name] = out / "model_aoti.i"
-            require_loadable(stubs[name])
+            require_loadable_j2(stubs[name])
         return stubs[name]
 
     return compiled
