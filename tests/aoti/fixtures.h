@@ -2,6 +2,7 @@
 // "case" type per execution policy so every test body runs under each of them.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -68,6 +69,16 @@ close(const at::Tensor & a, const at::Tensor & b, double rtol = 1e-12, double at
   return a.sizes() == b.sizes() && at::allclose(a.cpu(), b.cpu(), rtol, atol);
 }
 
+/// Relative agreement, scaled by the largest magnitude of @p want; says the error if not.
+inline bool
+agree(const at::Tensor & got, const at::Tensor & want, double rtol)
+{
+  const double scale = std::max(want.abs().max().item<double>(), 1e-300);
+  const double err = (got - want).abs().max().item<double>() / scale;
+  if (err >= rtol)
+    UNSCOPED_INFO("relative error " << err);
+  return got.sizes() == want.sizes() && err < rtol;
+}
 
 // One case per execution policy: make(stub, name, chunk) builds the dispatched model.
 /// No scheduler at all.

@@ -55,17 +55,6 @@ with_failing(TensorMap in, const std::vector<int64_t> & rows)
   return in;
 }
 
-/// Relative agreement of two blocks, scaled by the larger magnitude of @p want.
-bool
-agree(const at::Tensor & got, const at::Tensor & want, double rtol)
-{
-  const double scale = std::max(want.abs().max().item<double>(), 1e-300);
-  const double err = (got - want).abs().max().item<double>() / scale;
-  if (err >= rtol)
-    UNSCOPED_INFO("relative error " << err);
-  return got.sizes() == want.sizes() && err < rtol;
-}
-
 /// d(out)/d(input name) by central differences of forward, (B, *out, *in).
 at::Tensor
 fd_input(const Model & m, const TensorMap & in, const std::string & name, const std::string & out)

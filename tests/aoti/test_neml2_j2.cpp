@@ -53,17 +53,6 @@ with_failing(TensorMap in, const std::vector<int64_t> & rows)
   return in;
 }
 
-/// Relative agreement, scaled by the largest magnitude of @p want.
-bool
-agree(const at::Tensor & got, const at::Tensor & want, double rtol)
-{
-  const double scale = std::max(want.abs().max().item<double>(), 1e-300);
-  const double err = (got - want).abs().max().item<double>() / scale;
-  if (err >= rtol)
-    UNSCOPED_INFO("relative error " << err);
-  return got.sizes() == want.sizes() && err < rtol;
-}
-
 /// The largest magnitude of @p t (outside the test templates: no dependent names there).
 double
 magnitude(const at::Tensor & t)
