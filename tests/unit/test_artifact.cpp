@@ -1,7 +1,6 @@
 // The stub reader (HIT subset) and the model_meta.json reader, on files written here.
 #include "catch.h"
 #include "fatal_message.h"
-#include "remove_tree.h"
 
 #include <atomic>
 #include <filesystem>
@@ -28,7 +27,11 @@ struct TempDir
            ("neml2_unit_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
     fs::create_directories(path);
   }
-  ~TempDir() { neml2_test::remove_tree(path); }
+  ~TempDir()
+  {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
   fs::path write(const std::string & name, const std::string & text) const
   {
     const fs::path p = path / name;

@@ -1,6 +1,5 @@
 // Inputs that the fuzz targets (tests/fuzz) found crashing or undefined, kept as tests.
 #include "catch.h"
-#include "remove_tree.h"
 
 #include <atomic>
 #include <filesystem>
@@ -35,7 +34,7 @@ read_meta_message(const std::string & json)
   {
     message = e.what();
   }
-  neml2_test::remove_tree(dir);
+  fs::remove_all(dir);
   return message;
 }
 } // namespace
