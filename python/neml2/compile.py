@@ -777,14 +777,52 @@ def positive_int(text: str) -> int:
     return value
 
 
+#: Namespace attribute where :class:`Values` records each run of values, in order.
+RUNS = "_value_runs"
+
+
+class Values(argparse.Action):
+    """``nargs='+'``, storing the run of values (or, with ``extend``, appending it), and
+    recording each run so that :func:`parse_args` can take FILE back from the end of one."""
+
+    def __init__(
+        self, option_strings: Sequence[str], dest: str, extend: bool = False, **kwargs: Any
+    ) -> None:
+        super().__init__(option_strings, dest, nargs="+", **kwargs)
+        self.extend = extend
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        run = [str(v) for v in (values or [])]
+        if getattr(namespace, RUNS, None) is None:
+            setattr(namespace, RUNS, [])
+        getattr(namespace, RUNS).append((self.dest, self.extend, run))
+        before = list(getattr(namespace, self.dest) or []) if self.extend else []
+        setattr(namespace, self.dest, before + run)
+
+
+def looks_like_file(value: str) -> bool:
+    return value.endswith(".i") or Path(value).is_file()
+
+
 def make_parser() -> argparse.ArgumentParser:
+    """The parser of :func:`parse_args`, which takes FILE back from --device, -d or -p."""
     parser = argparse.ArgumentParser(
         prog="neml2-compile",
         description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("file", metavar="FILE", help="the model input file (.i)")
+    file = parser.add_argument(
+        "file",
+        metavar="FILE",
+        help="the model input file (.i); options may come before or after it",
+    )
     parser.add_argument(
         "--model",
         required=True,
@@ -793,7 +831,7 @@ def make_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--device",
-        nargs="+",
+        action=Values,
         default=["cpu"],
         metavar="DEVICE",
         help="device type(s) to compile for, one folder each: cpu, cuda (default: cpu)",
@@ -801,8 +839,8 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "-d",
         dest="pairs",
-        nargs="+",
-        action="extend",
+        action=Values,
+        extend=True,
         default=[],
         metavar="PAIR",
         help="derivative pairs OUTPUT:INPUT to compile jvp and jacobian for; ':' for all, "
@@ -811,8 +849,8 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "-p",
         dest="params",
-        nargs="+",
-        action="extend",
+        action=Values,
+        extend=True,
         default=[],
         metavar="NAME",
         help="parameters to promote to run-time inputs (E or model.E), which adds "
@@ -848,11 +886,44 @@ def make_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="show torch's warnings and the full traceback of a failed compile (default: off)",
     )
+    # The usage shows FILE as required, but argparse must not require it: the values of
+    # --device, -d and -p run up to the next option, so '-d : model.i' takes model.i as a
+    # pair, and parse_args takes it back.
+    parser.usage = parser.format_usage().removeprefix("usage: ").rstrip()
+    file.nargs = "?"
+    file.required = False
     return parser
 
 
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line, options before or after FILE.
+
+    FILE given before the options, after them or between them is the lone positional.
+    Given after --device, -d or -p (``-d : model.i --model model``), it is the last of
+    their values; it is taken back when it names an input file (ends in .i or exists)
+    and leaves the option at least one value of its own.
+    """
+    parser = make_parser()
+    args = parser.parse_args(argv)
+    runs: list[tuple[str, bool, list[str]]] = vars(args).pop(RUNS, [])
+    if args.file is not None:
+        return args
+    ends = [run for _, _, run in runs if len(run) > 1 and looks_like_file(run[-1])]
+    if not ends:
+        parser.error("the following arguments are required: FILE")
+    if len(ends) > 1:
+        parser.error(f"FILE given twice: '{ends[0][-1]}' and '{ends[1][-1]}'")
+    args.file = ends[0].pop()
+    values: dict[str, list[str]] = {}
+    for dest, extend, run in runs:
+        values[dest] = [*values.get(dest, []), *run] if extend else run
+    for dest, value in values.items():
+        setattr(args, dest, value)
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = make_parser().parse_args(argv)
+    args = parse_args(argv)
 
     def body() -> int:
         req = Request(

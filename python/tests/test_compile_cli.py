@@ -265,6 +265,122 @@ def test_help_explains_every_option() -> None:
     assert "up to date" in text
 
 
+PARSED = {"file": "m.i", "model": "model", "device": ["cpu"], "pairs": [], "params": []}
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["--device", "cpu", "m.i", "--model", "model"], {}),
+        (["m.i", "--model", "model", "--device", "cpu"], {}),
+        (["--model", "model", "--device", "cpu", "cuda", "m.i"], {"device": ["cpu", "cuda"]}),
+        (["--device", "cpu", "m.i", "-d", ":", "--model", "model"], {"pairs": [":"]}),
+        (["-d", ":", "m.i", "--model", "model"], {"pairs": [":"]}),
+        (["-p", ":", "m.i", "--model", "model"], {"params": [":"]}),
+        (["m.i", "--model", "model", "-d", ":", "-p", ":"], {"pairs": [":"], "params": [":"]}),
+        (
+            ["-d", "a:b", "-d", "c:d", "e:", "m.i", "-p", "E", "nu", "--model", "model"],
+            {"pairs": ["a:b", "c:d", "e:"], "params": ["E", "nu"]},
+        ),
+        (
+            ["--model", "model", "-d", "a:b", "m.i", "--device", "cpu", "cuda", "-d", "c:d"],
+            {"pairs": ["a:b", "c:d"], "device": ["cpu", "cuda"]},
+        ),
+        (["--device", "cuda", "m.i", "--device", "cpu", "--model", "model"], {}),
+    ],
+    ids=[
+        "device-before",
+        "device-after",
+        "devices-before",
+        "between",
+        "pairs-before",
+        "params-before",
+        "after",
+        "repeated-before",
+        "repeated-around",
+        "last-device-wins",
+    ],
+)
+def test_options_before_or_after_file(argv: list[str], expected: dict[str, Any]) -> None:
+    args = vars(nc.parse_args(argv))
+    assert {key: args[key] for key in PARSED} == {**PARSED, **expected}
+
+
+def test_a_file_without_the_i_suffix_is_taken_back_when_it_exists(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "model").write_text("")
+    args = nc.parse_args(["-p", "E", "model", "--model", "model"])
+    assert (args.file, args.params) == ("model", ["E"])
+    # a positional FILE leaves the values alone
+    args = nc.parse_args(["m.i", "-p", "E", "model", "--model", "model"])
+    assert (args.file, args.params) == ("m.i", ["E", "model"])
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--model", "model"], "the following arguments are required: FILE"),
+        (["--model", "model", "-d", ":"], "the following arguments are required: FILE"),
+        (["--model", "model", "-d", "m.i"], "the following arguments are required: FILE"),
+        (["--model", "model", "--device", "cpu", "cuda"], "the following arguments are required"),
+        (["-d", ":", "a.i", "-p", "E", "b.i", "--model", "model"], "FILE given twice: 'a.i'"),
+    ],
+    ids=["none", "pairs", "only-value", "devices", "twice"],
+)
+def test_a_missing_file_is_named(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        nc.parse_args(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: neml2-compile ")
+    assert err.splitlines()[-1].startswith(f"neml2-compile: error: {message}")
+
+
+def test_a_missing_file_from_the_command_line(tmp_path: Path) -> None:
+    result = run_module("neml2.compile", "--model", "model", "-d", ":", "-o", tmp_path)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert result.stderr.splitlines()[-1] == (
+        "neml2-compile: error: the following arguments are required: FILE"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_options_before_file_compile_the_same(
+    fake_compile: Compiled, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    out = str(tmp_path)
+    first = nc.main(["--device", "cpu", "-d", ":", "-p", "E", str(ELASTIC), "--model", "model",
+                     "-o", out])  # fmt: skip
+    assert first == 0, capsys.readouterr().err
+    assert [graph for _, graph, _ in fake_compile] == [
+        "forward", "jvp", "jacobian", "param_jacobian", "param_vjp",
+    ]  # fmt: skip
+    capsys.readouterr()
+    again = nc.main([str(ELASTIC), "--model", "model", "-o", out, "-d", ":", "-p", "E"])
+    assert again == 0
+    assert capsys.readouterr().out.startswith(f"{tmp_path / 'model' / 'cpu'}: up to date")
+
+
+@pytest.mark.aoti
+def test_options_before_file_from_the_command_line(tmp_path: Path) -> None:
+    """A real compile (forward only, the cheapest) with --device's values before FILE."""
+    result = run_module(
+        "neml2.compile", "--device", "cpu", ELASTIC, "--model", "model", "-o", tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    folder = tmp_path / "model" / "cpu"
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        [".neml2-fingerprint", "forward.pt2", "model_meta.json"]
+    )
+    assert json.loads((folder / "model_meta.json").read_text())["device"] == "cpu"
+    assert (tmp_path / "model_aoti.i").is_file()
+
+
 #: Patched into every process (the CLI and its spawned workers): compiling param_vjp
 #: fails at once; forward writes its pid, then sleeps FAKE_SLEEP seconds.
 SITECUSTOMIZE = """\
