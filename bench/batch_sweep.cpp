@@ -14,6 +14,7 @@
 #include <c10/core/impl/VirtualGuardImpl.h>
 
 #include "neml2/aoti.h"
+#include "neml2/aoti/detail/stats.h"
 
 using namespace neml2::aoti;
 
@@ -62,7 +63,8 @@ main(int argc, char ** argv)
       csv.open(argv[4]);
       csv << "device,batch,seconds,mpts_per_s,peak_rss_mib\n";
     }
-    std::printf("| device | batch | time (ms) | Mpts/s | peak RSS (MiB) |\n|---|---:|---:|---:|---:|\n");
+    std::printf(
+        "| device | batch | time (ms) | Mpts/s | peak RSS (MiB) |\n|---|---:|---:|---:|---:|\n");
     for (int k = 0; k <= max_log2; k += 2)
     {
       const int64_t b = int64_t(1) << k;
@@ -83,8 +85,7 @@ main(int argc, char ** argv)
         sync();
         t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       }
-      std::sort(t.begin(), t.end());
-      const double s = t[t.size() / 2];
+      const double s = neml2::aoti::detail::median(std::move(t));
       std::printf("| %s | %lld | %.4f | %.2f | %.0f |\n", dev.str().c_str(), (long long)b, s * 1e3,
                   b / s / 1e6, peak_rss_mib());
       if (csv)

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "neml2/aoti/detail/stats.h"
+
 namespace neml2_bench
 {
 /// The non-empty items of a comma-separated list.
@@ -31,15 +33,7 @@ seconds_of(const std::function<void()> & f)
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-/// The median of @p v (the upper one of an even count); @p v must not be empty.
-inline double
-median(std::vector<double> v)
-{
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-/// Median time of @p repeat calls of @p f after @p warm untimed calls.
+/// Median time (detail::median) of @p repeat calls of @p f after @p warm untimed calls.
 inline double
 median_time(const std::function<void()> & f, int warm, int repeat)
 {
@@ -48,6 +42,6 @@ median_time(const std::function<void()> & f, int warm, int repeat)
   std::vector<double> t;
   for (int i = 0; i < repeat; ++i)
     t.push_back(seconds_of(f));
-  return median(std::move(t));
+  return neml2::aoti::detail::median(std::move(t));
 }
 } // namespace neml2_bench

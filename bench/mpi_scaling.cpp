@@ -18,6 +18,7 @@
 #include <mpi.h>
 
 #include "bench_inputs.h"
+#include "neml2/aoti/detail/stats.h"
 #include "neml2/csrc/dispatchers/MPISimpleScheduler.h"
 #include "neml2/csrc/dispatchers/factory.h"
 
@@ -29,14 +30,6 @@ double
 now()
 {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-double
-median(std::vector<double> v)
-{
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 int
@@ -84,11 +77,11 @@ run(int argc, char ** argv, int rank, int size)
     local.push_back(t1 - t0);
   }
   // The busiest rank's own compute time, to separate imbalance from barrier cost.
-  double mine = median(local), slowest = 0;
+  double mine = neml2::aoti::detail::median(local), slowest = 0;
   MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (rank == 0)
   {
-    const double t = median(wall);
+    const double t = neml2::aoti::detail::median(wall);
     std::printf("{\"ranks\": %d, \"batch\": %lld, \"chunk\": %lld, \"repeat\": %d, "
                 "\"threads_per_rank\": %d, \"median_s\": %.6e, \"min_s\": %.6e, "
                 "\"slowest_rank_s\": %.6e, \"points_per_s\": %.6e}\n",

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "neml2/aoti/detail/stats.h"
 #include "neml2/aoti/schedulers/AdaptiveHybrid.h"
 #include "neml2/aoti/sim/Simulator.h"
 #include "neml2/aoti/tuning/Sweep.h"
@@ -110,9 +111,8 @@ main(int argc, char ** argv)
         std::vector<double> eff;
         for (int c = 0; c < calls; ++c)
           eff.push_back(s.run(a, batch).throughput() / sum);
-        std::vector<double> steady(eff.begin() + 3, eff.end());
-        std::sort(steady.begin(), steady.end());
-        const double med = steady[steady.size() / 2];
+        const double med =
+            neml2::aoti::detail::median(std::vector<double>(eff.begin() + 3, eff.end()));
         const double bound = double(batch) / s.balanced_seconds(batch) / sum;
         const double st = best_static(devices, batch);
         const char * model = compute ? "viscop" : "elastic";

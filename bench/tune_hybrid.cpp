@@ -25,8 +25,8 @@
 #include "bench_util.h"
 
 using namespace neml2::aoti;
+using neml2::aoti::detail::median;
 using neml2_bench::inputs_for;
-using neml2_bench::median;
 using neml2_bench::split_list;
 
 namespace

@@ -18,6 +18,7 @@
 
 #include "neml2/aoti/Exception.h"
 #include "neml2/aoti/detail/device.h"
+#include "neml2/aoti/detail/stats.h"
 #include "neml2/aoti/schedulers/Scheduler.h"
 
 namespace neml2::aoti
@@ -52,20 +53,6 @@ struct CostSample
   double seconds;
 };
 
-/// The median of @p v (which it reorders); 0 when empty.
-inline double
-median_of(std::vector<double> & v)
-{
-  if (v.empty())
-    return 0;
-  const std::size_t h = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(h), v.end());
-  const double hi = v[h];
-  if (v.size() % 2)
-    return hi;
-  return 0.5 * (hi + *std::max_element(v.begin(), v.begin() + std::ptrdiff_t(h)));
-}
-
 /**
  * A robust straight-line fit seconds = overhead + n * seconds_per_point: the
  * slope is the median of the pairwise slopes (Theil-Sen), the intercept the
@@ -83,7 +70,7 @@ robust_fit(const std::vector<CostSample> & s)
   std::vector<double> per_point;
   for (const auto & x : s)
     per_point.push_back(x.seconds / double(std::max<int64_t>(x.size, 1)));
-  const double flat = median_of(per_point);
+  const double flat = median(per_point);
   // Only pairs of clearly different sizes: the slope of two near sizes is mostly noise.
   std::vector<double> slopes;
   for (std::size_t i = 0; i < s.size(); ++i)
@@ -102,11 +89,11 @@ robust_fit(const std::vector<CostSample> & s)
   // device look free per point, and a large chunk planned on that would run long:
   // a point never costs less than half of the cheapest one measured.
   const double cheapest = *std::min_element(per_point.begin(), per_point.end());
-  e.seconds_per_point = std::max({median_of(slopes), 0.5 * cheapest, 1e-15});
+  e.seconds_per_point = std::max({median(std::move(slopes)), 0.5 * cheapest, 1e-15});
   std::vector<double> residuals;
   for (const auto & x : s)
     residuals.push_back(x.seconds - e.seconds_per_point * double(x.size));
-  e.overhead = std::max(0.0, median_of(residuals));
+  e.overhead = std::max(0.0, median(std::move(residuals)));
   return e;
 }
 
@@ -637,7 +624,7 @@ private:
     for (auto & [k, v] : by_size)
     {
       count[k] = v.size();
-      per_point[k] = detail::median_of(v);
+      per_point[k] = detail::median(v);
     }
     History & hist = s.entry->devices[d];
     if (!per_point.empty() && h.paired && h.concurrency == 1)
