@@ -29,7 +29,7 @@ public:
   /// @brief Take ownership of @p model.
   template <class P>
   AnyDispatchedModel(DispatchedModel<P> && model) // NOLINT(google-explicit-constructor)
-    : _impl(std::make_unique<Holder<P>>(std::move(model)))
+      : _impl(std::make_unique<Holder<P>>(std::move(model)))
   {
   }
 
@@ -59,6 +59,16 @@ public:
   void set_chunk_hook(ChunkHook hook) { _impl->set_chunk_hook(std::move(hook)); }
   /// @copydoc DispatchedModel::set_trace
   void set_trace(const std::string & path) { _impl->set_trace(path); }
+  /// @copydoc DispatchedModel::add_observer
+  void add_observer(std::shared_ptr<DispatchObserver> observer)
+  {
+    _impl->add_observer(std::move(observer));
+  }
+  /// @copydoc DispatchedModel::remove_observer
+  void remove_observer(const std::shared_ptr<DispatchObserver> & observer)
+  {
+    _impl->remove_observer(observer);
+  }
   /// @brief Whether chunks run on a thread per device.
   bool asynchronous() const { return _impl->asynchronous(); }
 
@@ -77,10 +87,11 @@ private:
     virtual bool asynchronous() const = 0;
     virtual void set_chunk_hook(ChunkHook) = 0;
     virtual void set_trace(const std::string &) = 0;
+    virtual void add_observer(std::shared_ptr<DispatchObserver>) = 0;
+    virtual void remove_observer(const std::shared_ptr<DispatchObserver> &) = 0;
   };
 
-  template <class P>
-  struct Holder final : Concept
+  template <class P> struct Holder final : Concept
   {
     explicit Holder(DispatchedModel<P> && m) : model(std::move(m)) {}
     TensorMap forward(const TensorMap & in) override { return model.forward(in); }
@@ -96,6 +107,14 @@ private:
     const DispatchInfo & last_dispatch() const override { return model.last_dispatch(); }
     void set_chunk_hook(ChunkHook h) override { model.set_chunk_hook(std::move(h)); }
     void set_trace(const std::string & path) override { model.set_trace(path); }
+    void add_observer(std::shared_ptr<DispatchObserver> o) override
+    {
+      model.add_observer(std::move(o));
+    }
+    void remove_observer(const std::shared_ptr<DispatchObserver> & o) override
+    {
+      model.remove_observer(o);
+    }
     bool asynchronous() const override
     {
       if constexpr (std::is_same_v<P, PassThrough>)

@@ -1,6 +1,7 @@
 // DispatchedModel: chunk a batch, run the chunks on the scheduler's devices, stitch the results.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>
@@ -13,6 +14,7 @@
 
 #include "neml2/aoti/Exception.h"
 #include "neml2/aoti/Model.h"
+#include "neml2/aoti/Observer.h"
 #include "neml2/aoti/artifact/Stub.h"
 #include "neml2/aoti/chunking.h"
 #include "neml2/aoti/detail/Trace.h"
@@ -21,25 +23,6 @@
 
 namespace neml2::aoti
 {
-/// @brief What the last call of a DispatchedModel did (for tests, tuning and tracing).
-struct DispatchInfo
-{
-  bool short_circuit = false;             ///< ran as one direct Model call: no slicing, no copy
-  std::size_t chunks = 0;                 ///< chunks run (0 for a short circuit or B = 0)
-  std::vector<std::size_t> device_chunks; ///< chunks run per scheduler device
-  std::size_t parameter_syncs = 0;        ///< device parameter copies refreshed from the master map
-};
-
-/**
- * @brief Called on the thread that runs a chunk, just before the chunk's graph runs.
- *
- * For instrumentation and fault injection: an exception it throws is handled
- * exactly like a failure of that chunk. Arguments: the device, the chunk's
- * ordinal in dispatch order, and its rows [begin, end).
- */
-using ChunkHook =
-    std::function<void(const at::Device & device, std::size_t ordinal, int64_t begin, int64_t end)>;
-
 /**
  * @brief A Model-shaped handle that spreads each call over the devices of a scheduler.
  *
@@ -61,8 +44,7 @@ using ChunkHook =
  * auto out = m.forward({{"strain", strain}});
  * @endcode
  */
-template <class Policy = PassThrough>
-class DispatchedModel
+template <class Policy = PassThrough> class DispatchedModel
 {
   static constexpr bool pass_through = std::is_same_v<Policy, PassThrough>;
 
@@ -73,7 +55,7 @@ public:
   /// @brief No scheduler: a pass-through to the Model on the CPU.
   template <class P = Policy, std::enable_if_t<std::is_same_v<P, PassThrough>, int> = 0>
   DispatchedModel(const std::string & stub, const std::string & name)
-    : _s(std::make_unique<State>())
+      : _s(std::make_unique<State>())
   {
     _s->models.push_back(std::make_unique<Model>(stub, name, "cpu"));
     set_trace(detail::Trace::path_from_env());
@@ -86,10 +68,9 @@ public:
    * @param scheduler the devices and chunk sizes; shared, read only
    */
   template <class P = Policy, std::enable_if_t<!std::is_same_v<P, PassThrough>, int> = 0>
-  DispatchedModel(const std::string & stub,
-                  const std::string & name,
+  DispatchedModel(const std::string & stub, const std::string & name,
                   std::shared_ptr<typename P::scheduler_type> scheduler)
-    : _s(std::make_unique<State>())
+      : _s(std::make_unique<State>())
   {
     if (!scheduler)
       throw FatalError("load_model: the scheduler is null");
@@ -119,18 +100,47 @@ public:
    * @brief Record every call into a Chrome-trace JSON file at @p path ("" stops recording).
    *
    * Per chunk: "copy in", "compute" and "copy out" on one track per worker thread,
-   * and the whole call on a "dispatch" track; the file is rewritten after each call
-   * and opens in Perfetto. Models tracing to the same path share one file. Tracing waits for a GPU's stream between phases, so it
-   * shows where time goes at the price of overlap. The environment variable
-   * NEML2_TRACE sets the path for every model at construction.
+   * and the whole call on a "dispatch" track; the events of each call are appended to
+   * the file after it, and the file opens in Perfetto. Models tracing to the same path
+   * share one file. The trace keeps the latest 2^20 events (NEML2_TRACE_EVENTS sets
+   * how many); beyond that the file says how many earlier ones it dropped. Tracing
+   * waits for a GPU's stream between phases, so it shows where time goes at the price
+   * of overlap. The environment variable NEML2_TRACE sets the path for every model at
+   * construction. It is one DispatchObserver among those attached.
    */
   void set_trace(const std::string & path)
   {
-    _s->trace = path.empty() ? nullptr : detail::Trace::open(path);
+    _s->trace =
+        path.empty() ? nullptr : std::make_shared<detail::TraceObserver>(detail::Trace::open(path));
+    collect_observers();
   }
 
   /// @brief Install (or clear, with an empty function) the per-chunk hook. @see ChunkHook
-  void set_chunk_hook(ChunkHook hook) { _s->hook = std::move(hook); }
+  void set_chunk_hook(ChunkHook hook)
+  {
+    _s->hook = hook ? std::make_shared<HookObserver>(std::move(hook)) : nullptr;
+    collect_observers();
+  }
+
+  /**
+   * @brief Attach @p observer to every later call (after the chunk hook and the trace,
+   * in the order attached). @see DispatchObserver
+   */
+  void add_observer(std::shared_ptr<DispatchObserver> observer)
+  {
+    if (!observer)
+      throw FatalError("add_observer: the observer is null");
+    _s->user_observers.push_back(std::move(observer));
+    collect_observers();
+  }
+
+  /// @brief Detach @p observer (nothing if it is not attached).
+  void remove_observer(const std::shared_ptr<DispatchObserver> & observer)
+  {
+    auto & v = _s->user_observers;
+    v.erase(std::remove(v.begin(), v.end(), observer), v.end());
+    collect_observers();
+  }
 
   /**
    * @brief The single master map of promoted parameters.
@@ -183,9 +193,48 @@ private:
     // Per device: parameter name -> (tensor identity, version) last copied.
     std::vector<std::map<std::string, std::pair<const void *, int64_t>>> synced;
     DispatchInfo info;
-    ChunkHook hook;
-    std::shared_ptr<detail::Trace> trace;
+    std::shared_ptr<DispatchObserver> hook, trace;
+    std::vector<std::shared_ptr<DispatchObserver>> user_observers;
+    std::vector<DispatchObserver *> observers; // hook, trace, then the user's
+    bool timing = false;                       // some observer wants ChunkTiming
   };
+
+  /// The chunk hook as an observer.
+  struct HookObserver : DispatchObserver
+  {
+    explicit HookObserver(ChunkHook f) : hook(std::move(f)) {}
+    void on_chunk_begin(const ChunkInfo & c) override { hook(c.device, c.ordinal, c.begin, c.end); }
+    ChunkHook hook;
+  };
+
+  void collect_observers()
+  {
+    auto & all = _s->observers;
+    all.clear();
+    for (const auto & o : {_s->hook, _s->trace})
+      if (o)
+        all.push_back(o.get());
+    for (const auto & o : _s->user_observers)
+      all.push_back(o.get());
+    _s->timing = std::any_of(all.begin(), all.end(),
+                             [](const DispatchObserver * o) { return o->wants_timing(); });
+  }
+
+  /// Tell every observer of a chunk's failure; what they throw is dropped (the chunk's
+  /// error is the one to report).
+  void notify_error(const ChunkInfo & chunk, const std::exception & error) const
+  {
+    for (auto * o : _s->observers)
+    {
+      try
+      {
+        o->on_error(chunk, error);
+      }
+      catch (...)
+      {
+      }
+    }
+  }
 
   /// Refresh each device's parameter copies whose master tensor changed since the last call.
   void sync_parameters()
@@ -224,64 +273,93 @@ private:
 
   detail::Named dispatch(Graph g, const TensorMap & inputs, const TensorMap * extra = nullptr)
   {
-    detail::Trace * trace = _s->trace.get();
-    if (!trace)
+    if (_s->observers.empty())
       return dispatch_impl(g, inputs, extra);
-    const double t0 = trace->now_us();
+    bool begun = false; // on_dispatch was called: on_dispatch_end must follow
     try
     {
-      auto out = dispatch_impl(g, inputs, extra);
-      trace->add_call(graph_name(g), t0, trace->now_us(), _s->info.chunks);
-      trace->flush();
+      auto out = dispatch_impl(g, inputs, extra, &begun);
+      guard([this] { return detail::who(meta()); },
+            [&]
+            {
+              for (auto * o : _s->observers)
+                o->on_dispatch_end(g, _s->info, false);
+              return 0;
+            });
       return out;
     }
     catch (const Exception &)
     {
-      trace->add_call(graph_name(g), t0, trace->now_us(), _s->info.chunks);
-      try
-      {
-        trace->flush();
-      }
-      catch (const Exception &)
-      {
-        // The dispatch error is the one to report.
-      }
+      if (begun)
+        for (auto * o : _s->observers)
+        {
+          try
+          {
+            o->on_dispatch_end(g, _s->info, true);
+          }
+          catch (...)
+          {
+            // The dispatch error is the one to report.
+          }
+        }
       throw;
     }
   }
 
-  /// One chunk on @p model: the graph's returns, with its phases traced when tracing is on.
+  /// One chunk on @p model: the graph's returns, with the observers told (and its phases
+  /// timed when one of them wants it). An exception from on_chunk_begin fails the chunk.
   std::vector<at::Tensor> run_chunk(const Model & model, const detail::Call & call,
                                     std::size_t ordinal, int64_t begin, int64_t end,
                                     Gather * gather)
   {
-    detail::Trace * trace = _s->trace.get();
-    if (!trace)
+    if (_s->observers.empty())
     {
       auto returns = model.run(call, begin, end);
       if (gather)
         gather->add(ordinal, begin, end, returns);
       return returns;
     }
-    const at::Device & dev = model.device();
-    const double t0 = trace->now_us();
-    const auto args = model.stage(call, begin, end);
-    detail::sync_stream(dev);
-    const double t1 = trace->now_us();
-    auto returns = model.execute(call, args, begin, end);
-    detail::sync_stream(dev);
-    const double t2 = trace->now_us();
-    trace->add("copy in", dev, t0, t1, begin, end, ordinal);
-    trace->add("compute", dev, t1, t2, begin, end, ordinal);
-    if (gather)
+    const ChunkInfo chunk{model.device(), ordinal, begin, end};
+    try
     {
-      gather->add(ordinal, begin, end, returns);
-      trace->add("copy out", dev, t2, trace->now_us(), begin, end, ordinal);
+      for (auto * o : _s->observers)
+        o->on_chunk_begin(chunk);
+      if (!_s->timing)
+      {
+        auto returns = model.run(call, begin, end);
+        if (gather)
+          gather->add(ordinal, begin, end, returns);
+        for (auto * o : _s->observers)
+          o->on_chunk_end(chunk, nullptr);
+        return returns;
+      }
+      const at::Device & dev = model.device();
+      ChunkTiming t{observer_clock_us(), 0, 0, -1};
+      const auto args = model.stage(call, begin, end);
+      detail::sync_stream(dev);
+      t.staged = observer_clock_us();
+      auto returns = model.execute(call, args, begin, end);
+      detail::sync_stream(dev);
+      t.computed = observer_clock_us();
+      if (gather)
+      {
+        gather->add(ordinal, begin, end, returns);
+        t.gathered = observer_clock_us();
+      }
+      for (auto * o : _s->observers)
+        o->on_chunk_end(chunk, &t);
+      return returns;
     }
-    return returns;
+    catch (const std::exception & e)
+    {
+      if (!gather) // a short circuit: dispatched chunks are told in the policy's handler
+        notify_error(chunk, e);
+      throw;
+    }
   }
 
-  detail::Named dispatch_impl(Graph g, const TensorMap & inputs, const TensorMap * extra)
+  detail::Named dispatch_impl(Graph g, const TensorMap & inputs, const TensorMap * extra,
+                              bool * begun = nullptr)
   {
     const Meta & m = meta();
     return guard([&m] { return detail::who(m); },
@@ -293,14 +371,31 @@ private:
                    if constexpr (pass_through)
                    {
                      _s->info.short_circuit = true;
-                     if (_s->hook)
-                       _s->hook(first.device(), 0, 0, detail::prepare(m, g, inputs, extra).batch);
-                     return call_model(first, g, inputs, extra);
+                     if (_s->observers.empty())
+                       return call_model(first, g, inputs, extra);
+                     const int64_t batch = detail::prepare(m, g, inputs, extra).batch;
+                     begin_dispatch(g, batch, begun);
+                     const ChunkInfo chunk{first.device(), 0, 0, batch};
+                     try
+                     {
+                       for (auto * o : _s->observers)
+                         o->on_chunk_begin(chunk);
+                       auto out = call_model(first, g, inputs, extra);
+                       for (auto * o : _s->observers)
+                         o->on_chunk_end(chunk, nullptr);
+                       return out;
+                     }
+                     catch (const std::exception & e)
+                     {
+                       notify_error(chunk, e);
+                       throw;
+                     }
                    }
                    else
                    {
                      const detail::Call call = detail::prepare(m, g, inputs, extra);
                      sync_parameters();
+                     begin_dispatch(g, call.batch, begun);
                      const auto & sched = _s->policy->scheduler();
                      if (call.batch == 0)
                        return detail::finish(call, detail::empty_returns(m, call));
@@ -309,8 +404,6 @@ private:
                          (bs == 0 || call.batch <= bs))
                      {
                        _s->info.short_circuit = true;
-                       if (_s->hook)
-                         _s->hook(first.device(), 0, 0, call.batch);
                        return detail::finish(call,
                                              run_chunk(first, call, 0, 0, call.batch, nullptr));
                      }
@@ -327,15 +420,24 @@ private:
                            const Model & model = *_s->models[dev];
                            try
                            {
-                             if (_s->hook)
-                               _s->hook(model.device(), ordinal, begin, end);
                              run_chunk(model, call, ordinal, begin, end, &gather);
                            }
                            catch (...)
                            {
-                             rethrow_normalized(
+                             const std::string where =
                                  detail::who(m) + " on " + model.device().str() + ", rows [" +
-                                 std::to_string(begin) + ", " + std::to_string(end) + ")");
+                                 std::to_string(begin) + ", " + std::to_string(end) + ")";
+                             if (_s->observers.empty())
+                               rethrow_normalized(where);
+                             try
+                             {
+                               rethrow_normalized(where);
+                             }
+                             catch (const std::exception & e)
+                             {
+                               notify_error(ChunkInfo{model.device(), ordinal, begin, end}, e);
+                               throw;
+                             }
                            }
                            const std::lock_guard<std::mutex> lock(info_mutex);
                            ++info.device_chunks[dev];
@@ -347,9 +449,19 @@ private:
                  });
   }
 
+  /// Tell the observers that a call on @p batch points begins.
+  void begin_dispatch(Graph g, int64_t batch, bool * begun)
+  {
+    if (!begun || _s->observers.empty())
+      return;
+    *begun = true;
+    for (auto * o : _s->observers)
+      o->on_dispatch(g, batch);
+  }
+
   /// The pass-through path: exactly the Model's own entry point.
-  static detail::Named
-  call_model(const Model & model, Graph g, const TensorMap & inputs, const TensorMap * extra)
+  static detail::Named call_model(const Model & model, Graph g, const TensorMap & inputs,
+                                  const TensorMap * extra)
   {
     detail::Named out;
     switch (g)

@@ -1,32 +1,42 @@
 // Chrome-trace recording of dispatches: one event per chunk phase, viewable in Perfetto.
 #pragma once
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <ATen/ATen.h>
 #include <c10/core/impl/VirtualGuardImpl.h>
 
 #include "neml2/aoti/Exception.h"
+#include "neml2/aoti/Observer.h"
 
 namespace neml2::aoti::detail
 {
 /**
- * Collects complete ("X") events of the Chrome trace format and rewrites the file
- * after each dispatch, so a host that crashes later still leaves a readable trace.
- * Thread-safe; each worker thread becomes one named track ("cuda:0 #1").
+ * Complete ("X") events of the Chrome trace format, kept in a ring of `capacity` events
+ * and written to one file. Thread-safe; each worker thread is one named track ("cuda:0 #1").
+ *
+ * Cost is linear in the events. Until the ring first overflows, flush() appends the
+ * events added since the last flush to the file (the closing bracket is overwritten),
+ * so the file is complete after every call and a host that crashes later still leaves
+ * a readable trace. Once events have been dropped, the file is rewritten from the ring
+ * (the latest `capacity` events, after a note of how many earlier ones were dropped)
+ * whenever `capacity` new events have arrived, and on flush(true) and at destruction:
+ * each event is written at most twice.
  */
 class Trace
 {
 public:
+  /// Events kept when NEML2_TRACE_EVENTS does not say otherwise.
+  static constexpr std::size_t default_capacity = std::size_t(1) << 20;
+
   /// The trace file asked for by the environment variable NEML2_TRACE, or "".
   static std::string path_from_env()
   {
@@ -34,8 +44,44 @@ public:
     return p ? std::string(p) : std::string();
   }
 
-  /// Record into @p path (written by flush()).
-  explicit Trace(std::string path) : _path(std::move(path)), _origin(clock::now()) {}
+  /// The ring's size from NEML2_TRACE_EVENTS (a positive integer), else default_capacity.
+  static std::size_t capacity_from_env()
+  {
+    const char * p = std::getenv("NEML2_TRACE_EVENTS");
+    if (!p || !*p)
+      return default_capacity;
+    char * end = nullptr;
+    const unsigned long long n = std::strtoull(p, &end, 10);
+    if (*p < '0' || *p > '9' || *end != '\0' || n == 0)
+      throw FatalError("NEML2_TRACE_EVENTS must be a positive integer, not '" + std::string(p) +
+                       "'");
+    return std::size_t(n);
+  }
+
+  /// Record into @p path, keeping at most @p capacity events.
+  explicit Trace(std::string path, std::size_t capacity = capacity_from_env())
+      : _path(std::move(path)),
+        _ring(capacity)
+  {
+    if (capacity == 0)
+      throw FatalError("a trace must keep at least one event");
+  }
+
+  Trace(const Trace &) = delete;
+  Trace & operator=(const Trace &) = delete;
+
+  /// Writes what the file does not hold yet; an error here is dropped (no throw from a
+  /// destructor): flush() reports it on the calls before.
+  ~Trace()
+  {
+    try
+    {
+      flush(true);
+    }
+    catch (const Exception &)
+    {
+    }
+  }
 
   /// The trace recording into @p path, shared by every model that traces to that file
   /// (so one file holds all of them, on one clock).
@@ -51,11 +97,8 @@ public:
     return t;
   }
 
-  /// Microseconds since this trace started.
-  double now_us() const
-  {
-    return std::chrono::duration<double, std::micro>(clock::now() - _origin).count();
-  }
+  /// Microseconds on the observers' clock.
+  static double now_us() { return observer_clock_us(); }
 
   /**
    * One phase of one chunk on the calling thread.
@@ -68,83 +111,204 @@ public:
   void add(const char * name, const at::Device & device, double t0, double t1, int64_t begin,
            int64_t end, std::size_t ordinal)
   {
+    const std::string dev = device.str();
     const std::lock_guard<std::mutex> lock(_mutex);
-    if (_events.size() >= max_events)
-      return;
-    const int tid = track(device);
     char buf[320];
     std::snprintf(buf, sizeof buf,
                   "{\"name\": \"%s\", \"cat\": \"chunk\", \"ph\": \"X\", \"pid\": 1, \"tid\": %d, "
                   "\"ts\": %.3f, \"dur\": %.3f, \"args\": {\"device\": \"%s\", \"rows\": "
                   "\"[%lld, %lld)\", \"chunk\": %zu}}",
-                  name, tid, t0, t1 - t0, device.str().c_str(), (long long)begin, (long long)end,
+                  name, track(dev), t0, t1 - t0, dev.c_str(), (long long)begin, (long long)end,
                   ordinal);
-    _events.emplace_back(buf);
+    push(buf);
   }
 
   /// A whole call on the calling thread ("forward", "jvp", ...), on the host track.
   void add_call(const char * name, double t0, double t1, std::size_t chunks)
   {
     const std::lock_guard<std::mutex> lock(_mutex);
-    if (_events.size() >= max_events)
-      return;
     char buf[256];
-    std::snprintf(buf, sizeof buf,
-                  "{\"name\": \"%s\", \"cat\": \"dispatch\", \"ph\": \"X\", \"pid\": 1, \"tid\": 0, "
-                  "\"ts\": %.3f, \"dur\": %.3f, \"args\": {\"chunks\": %zu}}",
-                  name, t0, t1 - t0, chunks);
-    _events.emplace_back(buf);
+    std::snprintf(
+        buf, sizeof buf,
+        "{\"name\": \"%s\", \"cat\": \"dispatch\", \"ph\": \"X\", \"pid\": 1, \"tid\": 0, "
+        "\"ts\": %.3f, \"dur\": %.3f, \"args\": {\"chunks\": %zu}}",
+        name, t0, t1 - t0, chunks);
+    push(buf);
   }
 
-  /// Rewrite the trace file with every event so far; an unwritable path is a FatalError.
-  void flush()
+  /**
+   * Bring the file up to date: append the new events, or, once events have been dropped,
+   * rewrite it from the ring when @p force or when `capacity` events arrived since the
+   * last rewrite. An unwritable path is a FatalError.
+   */
+  void flush(bool force = false)
   {
     const std::lock_guard<std::mutex> lock(_mutex);
-    std::ofstream out(_path, std::ios::trunc);
-    if (!out)
-      throw FatalError("cannot write the trace file '" + _path + "' (NEML2_TRACE)");
-    out << "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n"
-        << "{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": 0, \"args\": "
-           "{\"name\": \"dispatch\"}}";
-    for (const auto & [key, tid] : _tracks)
-      out << ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": " << tid
-          << ", \"args\": {\"name\": \"" << key << "\"}}";
-    for (const auto & e : _events)
-      out << ",\n" << e;
-    out << "\n]}\n";
+    if (_dropped == 0)
+      append();
+    else if (force || _since_rewrite >= _ring.size())
+      rewrite();
   }
 
-  /// Events kept at most; later ones are dropped so a long run cannot exhaust memory.
-  static constexpr std::size_t max_events = 1 << 20;
+  /// Events the ring holds at most.
+  std::size_t capacity() const { return _ring.size(); }
+  /// Events added so far and no longer held (the ring overflowed).
+  std::size_t dropped() const
+  {
+    const std::lock_guard<std::mutex> lock(_mutex);
+    return _dropped;
+  }
+  /// Bytes written to the file so far, over every flush.
+  std::size_t bytes_written() const
+  {
+    const std::lock_guard<std::mutex> lock(_mutex);
+    return _bytes;
+  }
 
 private:
-  using clock = std::chrono::steady_clock;
+  static constexpr const char * header = "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n"
+                                         "{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, "
+                                         "\"tid\": 0, \"args\": {\"name\": \"dispatch\"}}";
+  static constexpr const char * footer = "\n]}\n";
+  static constexpr long footer_size = 4;
+
+  // The ring: _count events ending just before _next; _unwritten of them (the latest)
+  // are not in the file yet.
+  void push(const char * event)
+  {
+    _ring[_next] = event;
+    _next = (_next + 1) % _ring.size();
+    if (_count == _ring.size())
+      ++_dropped;
+    else
+      ++_count;
+    _unwritten = std::min(_unwritten + 1, _count);
+    ++_since_rewrite;
+  }
+
+  const std::string & latest(std::size_t k) const // k = 0 is the oldest held
+  {
+    return _ring[(_next + _ring.size() - _count + k) % _ring.size()];
+  }
+
+  std::string track_meta(const std::string & key, int tid) const
+  {
+    return ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": " +
+           std::to_string(tid) + ", \"args\": {\"name\": \"" + key + "\"}}";
+  }
+
+  std::FILE * open_file(const char * mode) const
+  {
+    std::FILE * f = std::fopen(_path.c_str(), mode);
+    if (!f)
+      throw FatalError("cannot write the trace file '" + _path + "' (NEML2_TRACE)");
+    return f;
+  }
+
+  void write(std::FILE * f, const std::string & s)
+  {
+    if (std::fwrite(s.data(), 1, s.size(), f) != s.size())
+    {
+      std::fclose(f);
+      throw FatalError("cannot write the trace file '" + _path + "' (NEML2_TRACE)");
+    }
+    _bytes += s.size();
+  }
+
+  void close(std::FILE * f)
+  {
+    if (std::fclose(f) != 0)
+      throw FatalError("cannot write the trace file '" + _path + "' (NEML2_TRACE)");
+  }
+
+  // Append the tracks and events the file lacks, in place of its closing bracket.
+  void append()
+  {
+    if (_started && _unwritten == 0 && _tracks_written == _track_order.size())
+      return;
+    std::FILE * f = nullptr;
+    if (!_started)
+    {
+      f = open_file("wb");
+      write(f, header);
+    }
+    else
+    {
+      f = open_file("r+b");
+      if (std::fseek(f, -footer_size, SEEK_END) != 0)
+      {
+        std::fclose(f);
+        throw FatalError("cannot write the trace file '" + _path + "' (NEML2_TRACE)");
+      }
+    }
+    std::string chunk;
+    for (; _tracks_written < _track_order.size(); ++_tracks_written)
+    {
+      const auto & key = _track_order[_tracks_written];
+      chunk += track_meta(key, _tracks.at(key));
+    }
+    for (std::size_t k = _count - _unwritten; k < _count; ++k)
+      chunk += ",\n" + latest(k);
+    chunk += footer;
+    write(f, chunk);
+    close(f);
+    _started = true;
+    _unwritten = 0;
+  }
+
+  // Write the whole file from the ring, after a note of the dropped events.
+  void rewrite()
+  {
+    std::FILE * f = open_file("wb");
+    std::string text = header;
+    for (const auto & key : _track_order)
+      text += track_meta(key, _tracks.at(key));
+    text += ",\n{\"name\": \"neml2 trace: " + std::to_string(_dropped) +
+            " earlier events dropped (the trace keeps the latest " + std::to_string(_ring.size()) +
+            "; NEML2_TRACE_EVENTS sets how many)\", \"ph\": \"i\", \"s\": \"g\", \"pid\": 1, "
+            "\"tid\": 0, \"ts\": 0}";
+    write(f, text);
+    for (std::size_t k = 0; k < _count; ++k)
+      write(f, ",\n" + latest(k));
+    write(f, footer);
+    close(f);
+    _started = true;
+    _unwritten = 0;
+    _since_rewrite = 0;
+    _tracks_written = _track_order.size();
+  }
 
   // One track per (worker thread, device), numbered from 1 in order of first use.
-  int track(const at::Device & device)
+  int track(const std::string & device)
   {
-    const auto id = std::make_pair(std::this_thread::get_id(), device.str());
+    const auto id = std::make_pair(std::this_thread::get_id(), device);
     const auto it = _thread_ids.find(id);
     if (it != _thread_ids.end())
       return it->second;
     int lane = 0;
-    for (const auto & [k, v] : _tracks)
-      lane += k.rfind(device.str() + " #", 0) == 0;
-    const std::string key = device.str() + " #" + std::to_string(lane);
-    const int tid = int(_tracks.size()) + 1;
+    for (const auto & key : _track_order)
+      lane += key.rfind(device + " #", 0) == 0;
+    const std::string key = device + " #" + std::to_string(lane);
+    const int tid = int(_track_order.size()) + 1;
     _tracks[key] = tid;
+    _track_order.push_back(key);
     _thread_ids[id] = tid;
     return tid;
   }
 
   std::string _path;
-  clock::time_point _origin;
-  std::mutex _mutex;
-  std::vector<std::string> _events;
+  mutable std::mutex _mutex;
+  std::vector<std::string> _ring;
+  std::size_t _next = 0, _count = 0, _unwritten = 0, _dropped = 0, _since_rewrite = 0;
+  bool _started = false;
+  std::size_t _bytes = 0;
   std::map<std::string, int> _tracks;
+  std::vector<std::string> _track_order;
+  std::size_t _tracks_written = 0;
   std::map<std::pair<std::thread::id, std::string>, int> _thread_ids;
 };
-/// Wait for the current stream of @p device (a no-op on the CPU): traced phases then
+
+/// Wait for the current stream of @p device (a no-op on the CPU): timed phases then
 /// measure the device's work, not just the launches.
 inline void
 sync_stream(const at::Device & device)
@@ -154,4 +318,45 @@ sync_stream(const at::Device & device)
   const c10::impl::VirtualGuardImpl impl(device.type());
   impl.synchronizeStream(impl.getStream(device));
 }
+
+/// The observer that records a model's calls into a (shared) Trace and flushes it after
+/// each call.
+class TraceObserver : public DispatchObserver
+{
+public:
+  /// Record into @p trace.
+  explicit TraceObserver(std::shared_ptr<Trace> trace) : _trace(std::move(trace)) {}
+  bool wants_timing() const override { return true; }
+  void on_dispatch(Graph, int64_t) override { _t0 = Trace::now_us(); }
+  void on_chunk_end(const ChunkInfo & c, const ChunkTiming * t) override
+  {
+    if (!t)
+      return;
+    _trace->add("copy in", c.device, t->start, t->staged, c.begin, c.end, c.ordinal);
+    _trace->add("compute", c.device, t->staged, t->computed, c.begin, c.end, c.ordinal);
+    if (t->gathered >= 0)
+      _trace->add("copy out", c.device, t->computed, t->gathered, c.begin, c.end, c.ordinal);
+  }
+  /// Adds the call and flushes; a flush error is a FatalError unless the call failed,
+  /// whose own error is then the one to report.
+  void on_dispatch_end(Graph g, const DispatchInfo & info, bool failed) override
+  {
+    _trace->add_call(graph_name(g), _t0, Trace::now_us(), info.chunks);
+    try
+    {
+      _trace->flush();
+    }
+    catch (const Exception &)
+    {
+      if (!failed)
+        throw;
+    }
+  }
+  /// The trace recorded into.
+  const std::shared_ptr<Trace> & trace() const { return _trace; }
+
+private:
+  std::shared_ptr<Trace> _trace;
+  double _t0 = 0;
+};
 } // namespace neml2::aoti::detail
