@@ -86,8 +86,11 @@ sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Pyth
 
 install_system_packages()
 {
-  # clang and libclang-rt-dev (its sanitizer and libFuzzer runtimes): scripts/sanitize.sh.
-  local wanted=(cmake ninja-build g++ catch2 nlohmann-json3-dev locales libopenmpi-dev openmpi-bin doxygen clang-format
+  # What building the library and its programs needs; the demo needs no more.
+  local wanted=(cmake ninja-build g++ catch2 nlohmann-json3-dev)
+  # The tests also need a comma-decimal locale, MPI, the docs and the linters; clang
+  # and libclang-rt-dev (its sanitizer and libFuzzer runtimes) are scripts/sanitize.sh's.
+  [[ $action == demo ]] || wanted+=(locales libopenmpi-dev openmpi-bin doxygen clang-format
     clang-tidy clang libclang-rt-dev)
   # A venv needs ensurepip; torch's AOT compiler needs the Python headers.
   [[ -n ${NEML2_PYTHON:-} ]] || wanted+=(python3-venv python3-dev)
@@ -189,10 +192,11 @@ fi
 #      reference python/tests/test_neml2_oracle.py compares the models against.
 #      PyPI's package is also called neml2, so it cannot share the main venv.
 #      Its wheels are cp311 only; a failure never fails the setup (the test then
-#      skips and says why). NEML2_SKIP_ORACLE=1 skips this step.
+#      skips and says why). NEML2_SKIP_ORACLE=1 skips this step; only the tests
+#      need it, so demo and build skip it too.
 # ---------------------------------------------------------------------------
 oracle=$root/.venv-neml2
-if [[ ${NEML2_SKIP_ORACLE:-} != 1 && ! -x $oracle/bin/python ]]; then
+if [[ $action == test && ${NEML2_SKIP_ORACLE:-} != 1 && ! -x $oracle/bin/python ]]; then
   if command -v python3.11 > /dev/null; then
     log "creating the NEML2 oracle venv $oracle (neml2==3.1.0, torch==2.13.0)"
     if ! { python3.11 -m venv "$oracle" &&
@@ -222,8 +226,13 @@ if [[ -n ${NEML2_CMAKE_ARGS:-} ]]; then
 fi
 log "cmake ${cmake_args[*]}"
 cmake "${cmake_args[@]}"
-log "building with $jobs jobs"
-cmake --build "$build_dir" -j "$jobs"
+# The demo needs one program; build and test need everything.
+targets=()
+if [[ $action == demo ]]; then
+  targets=(--target neml2_example_demo)
+fi
+log "building ${targets[*]:-everything} with $jobs jobs"
+cmake --build "$build_dir" -j "$jobs" "${targets[@]}"
 
 # ---------------------------------------------------------------------------
 # (d) The action
