@@ -362,91 +362,91 @@ private:
                               bool * begun = nullptr)
   {
     const Meta & m = meta();
-    return guard([&m] { return detail::who(m); },
-                 [&]
-                 {
-                   _s->info = DispatchInfo{};
-                   _s->info.device_chunks.assign(_s->models.size(), 0);
-                   Model & first = *_s->models.front();
-                   if constexpr (pass_through)
-                   {
-                     _s->info.short_circuit = true;
-                     if (_s->observers.empty())
-                       return call_model(first, g, inputs, extra);
-                     const int64_t batch = detail::prepare(m, g, inputs, extra).batch;
-                     begin_dispatch(g, batch, begun);
-                     const ChunkInfo chunk{first.device(), 0, 0, batch};
-                     try
-                     {
-                       for (auto * o : _s->observers)
-                         o->on_chunk_begin(chunk);
-                       auto out = call_model(first, g, inputs, extra);
-                       for (auto * o : _s->observers)
-                         o->on_chunk_end(chunk, nullptr);
-                       return out;
-                     }
-                     catch (const std::exception & e)
-                     {
-                       notify_error(chunk, e);
-                       throw;
-                     }
-                   }
-                   else
-                   {
-                     const detail::Call call = detail::prepare(m, g, inputs, extra);
-                     sync_parameters();
-                     begin_dispatch(g, call.batch, begun);
-                     const auto & sched = _s->policy->scheduler();
-                     if (call.batch == 0)
-                       return detail::finish(call, detail::empty_returns(m, call));
-                     const int64_t bs = sched.batch_sizes().front();
-                     if (_s->models.size() == 1 && first.device() == call.device &&
-                         (bs == 0 || call.batch <= bs))
-                     {
-                       _s->info.short_circuit = true;
-                       return detail::finish(call,
-                                             run_chunk(first, call, 0, 0, call.batch, nullptr));
-                     }
-                     bool gpu = false;
-                     for (const auto & model : _s->models)
-                       gpu = gpu || model->device().is_cuda();
-                     Gather gather(m, call, gpu);
-                     auto & info = _s->info;
-                     std::mutex info_mutex;
-                     _s->policy->execute(
-                         call.batch,
-                         [&](std::size_t dev, std::size_t ordinal, int64_t begin, int64_t end)
-                         {
-                           const Model & model = *_s->models[dev];
-                           try
-                           {
-                             run_chunk(model, call, ordinal, begin, end, &gather);
-                           }
-                           catch (...)
-                           {
-                             const std::string where =
-                                 detail::who(m) + " on " + model.device().str() + ", rows [" +
-                                 std::to_string(begin) + ", " + std::to_string(end) + ")";
-                             if (_s->observers.empty())
-                               rethrow_normalized(where);
-                             try
-                             {
-                               rethrow_normalized(where);
-                             }
-                             catch (const std::exception & e)
-                             {
-                               notify_error(ChunkInfo{model.device(), ordinal, begin, end}, e);
-                               throw;
-                             }
-                           }
-                           const std::lock_guard<std::mutex> lock(info_mutex);
-                           ++info.device_chunks[dev];
-                         });
-                     for (const auto n : info.device_chunks)
-                       info.chunks += n;
-                     return detail::finish(call, gather.finish());
-                   }
-                 });
+    return guard(
+        [&m] { return detail::who(m); },
+        [&]
+        {
+          _s->info = DispatchInfo{};
+          _s->info.device_chunks.assign(_s->models.size(), 0);
+          if constexpr (pass_through)
+          {
+            Model & first = *_s->models.front();
+            _s->info.short_circuit = true;
+            if (_s->observers.empty())
+              return call_model(first, g, inputs, extra);
+            const int64_t batch = detail::prepare(m, g, inputs, extra).batch;
+            begin_dispatch(g, batch, begun);
+            const ChunkInfo chunk{first.device(), 0, 0, batch};
+            try
+            {
+              for (auto * o : _s->observers)
+                o->on_chunk_begin(chunk);
+              auto out = call_model(first, g, inputs, extra);
+              for (auto * o : _s->observers)
+                o->on_chunk_end(chunk, nullptr);
+              return out;
+            }
+            catch (const std::exception & e)
+            {
+              notify_error(chunk, e);
+              throw;
+            }
+          }
+          else
+          {
+            const detail::Call call = detail::prepare(m, g, inputs, extra);
+            sync_parameters();
+            begin_dispatch(g, call.batch, begun);
+            const auto & sched = _s->policy->scheduler();
+            if (call.batch == 0)
+              return detail::finish(call, detail::empty_returns(m, call));
+            const auto whole = sched.short_circuit(call.batch);
+            if (whole && *whole < _s->models.size() && _s->models[*whole]->device() == call.device)
+            {
+              _s->info.short_circuit = true;
+              const Model & model = *_s->models[*whole];
+              return detail::finish(call, run_chunk(model, call, 0, 0, call.batch, nullptr));
+            }
+            bool gpu = false;
+            for (const auto & model : _s->models)
+              gpu = gpu || model->device().is_cuda();
+            Gather gather(m, call, gpu);
+            auto & info = _s->info;
+            std::mutex info_mutex;
+            _s->policy->execute(
+                call.batch,
+                [&](std::size_t dev, std::size_t ordinal, int64_t begin, int64_t end)
+                {
+                  const Model & model = *_s->models[dev];
+                  try
+                  {
+                    run_chunk(model, call, ordinal, begin, end, &gather);
+                  }
+                  catch (...)
+                  {
+                    const std::string where = detail::who(m) + " on " + model.device().str() +
+                                              ", rows [" + std::to_string(begin) + ", " +
+                                              std::to_string(end) + ")";
+                    if (_s->observers.empty())
+                      rethrow_normalized(where);
+                    try
+                    {
+                      rethrow_normalized(where);
+                    }
+                    catch (const std::exception & e)
+                    {
+                      notify_error(ChunkInfo{model.device(), ordinal, begin, end}, e);
+                      throw;
+                    }
+                  }
+                  const std::lock_guard<std::mutex> lock(info_mutex);
+                  ++info.device_chunks[dev];
+                });
+            for (const auto n : info.device_chunks)
+              info.chunks += n;
+            return detail::finish(call, gather.finish());
+          }
+        });
   }
 
   /// Tell the observers that a call on @p batch points begins.

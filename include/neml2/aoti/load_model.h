@@ -12,6 +12,7 @@
 #include "neml2/aoti/schedulers/Scheduler.h"
 #include "neml2/aoti/schedulers/Simple.h"
 #include "neml2/aoti/schedulers/StaticHybrid.h"
+#include "neml2/aoti/schedulers/concept.h"
 
 namespace neml2::aoti
 {
@@ -34,14 +35,16 @@ load_model(const std::string & path, const std::string & name)
 /**
  * @brief Load a compiled model dispatched by @p scheduler; the scheduler's type
  * picks the execution policy (SyncPolicy for Simple and MPISimple, AsyncPolicy
- * for StaticHybrid and AdaptiveHybrid).
+ * for StaticHybrid, AdaptiveHybrid and any scheduler that does not declare
+ * `asynchronous = false`). Any type that models the scheduler concept works
+ * (schedulers/concept.h).
  *
  * @code
  * auto sched = std::make_shared<SimpleScheduler>(SimpleScheduler::Config{"cuda", 4096});
  * auto md = load_model("aoti/model_aoti.i", "model", sched);
  * @endcode
  */
-template <class S, std::enable_if_t<is_scheduler_v<S>, int> = 0>
+template <class S, std::enable_if_t<is_scheduler_v<S> && !std::is_same_v<S, Scheduler>, int> = 0>
 DispatchedModel<default_policy_t<S>>
 load_model(const std::string & path, const std::string & name, std::shared_ptr<S> scheduler)
 {
@@ -52,9 +55,7 @@ namespace detail
 {
 template <class S>
 bool
-try_load(const std::string & path,
-         const std::string & name,
-         const std::shared_ptr<Scheduler> & s,
+try_load(const std::string & path, const std::string & name, const std::shared_ptr<Scheduler> & s,
          std::unique_ptr<AnyDispatchedModel> & out)
 {
   if (auto typed = std::dynamic_pointer_cast<S>(s))
@@ -68,7 +69,9 @@ try_load(const std::string & path,
 
 /**
  * @brief Runtime selection: load with a scheduler known only through its base
- * class; returns a type-erased AnyDispatchedModel with the scheduler's default policy.
+ * class; returns a type-erased AnyDispatchedModel. The library's schedulers get
+ * their default policy; any other (a user's own) runs through the base class's
+ * virtual functions under AsyncPolicy, or SyncPolicy when it has one device.
  */
 inline AnyDispatchedModel
 load_model(const std::string & path, const std::string & name, std::shared_ptr<Scheduler> scheduler)
@@ -81,6 +84,10 @@ load_model(const std::string & path, const std::string & name, std::shared_ptr<S
       detail::try_load<Simple>(path, name, scheduler, out) ||
       detail::try_load<MPISimple>(path, name, scheduler, out))
     return std::move(*out);
-  throw FatalError("load_model: unknown scheduler type '" + scheduler->name() + "'");
+  if (scheduler->devices().size() == 1)
+    return AnyDispatchedModel(
+        DispatchedModel<SyncPolicy<Scheduler>>(path, name, std::move(scheduler)));
+  return AnyDispatchedModel(
+      DispatchedModel<AsyncPolicy<Scheduler>>(path, name, std::move(scheduler)));
 }
 } // namespace neml2::aoti

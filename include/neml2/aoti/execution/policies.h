@@ -14,6 +14,7 @@
 #include "neml2/aoti/Exception.h"
 #include "neml2/aoti/detail/Worker.h"
 #include "neml2/aoti/schedulers/Scheduler.h"
+#include "neml2/aoti/schedulers/concept.h"
 
 namespace neml2::aoti
 {
@@ -27,11 +28,6 @@ struct PassThrough
 {
 };
 
-/// @brief Whether @p S is a concrete scheduler policy.
-template <class S>
-inline constexpr bool is_scheduler_v =
-    std::is_base_of_v<Scheduler, S> && !std::is_same_v<S, Scheduler> && !std::is_abstract_v<S>;
-
 /**
  * @brief Runs the chunk loop on the calling thread, one chunk at a time.
  *
@@ -39,9 +35,8 @@ inline constexpr bool is_scheduler_v =
  */
 template <class S> class SyncPolicy
 {
-  static_assert(is_scheduler_v<S>,
-                "SyncPolicy<S>: S must be a scheduler policy such as Simple or MPISimple");
-  static_assert(!S::asynchronous,
+  static_assert(check_scheduler<S>(), "SyncPolicy<S>: S must model the scheduler concept");
+  static_assert(!detail::asynchronous_or<S>(false),
                 "SyncPolicy runs one device on the calling thread; this scheduler spreads work "
                 "over several devices at once: use AsyncPolicy<S> instead");
 
@@ -109,8 +104,7 @@ private:
  */
 template <class S> class AsyncPolicy
 {
-  static_assert(is_scheduler_v<S>,
-                "AsyncPolicy<S>: S must be a scheduler policy such as Simple or StaticHybrid");
+  static_assert(check_scheduler<S>(), "AsyncPolicy<S>: S must model the scheduler concept");
 
 public:
   /// @brief The scheduler policy type.
@@ -286,7 +280,11 @@ private:
   std::uint64_t _client = detail::new_client_id();
 };
 
-/// @brief The execution policy a scheduler gets by default: async if it spans several devices.
+/**
+ * @brief The execution policy a scheduler gets by default: AsyncPolicy if its devices run
+ * at once (`S::asynchronous`), SyncPolicy if not; AsyncPolicy when S does not say.
+ */
 template <class S>
-using default_policy_t = std::conditional_t<S::asynchronous, AsyncPolicy<S>, SyncPolicy<S>>;
+using default_policy_t =
+    std::conditional_t<detail::asynchronous_or<S>(true), AsyncPolicy<S>, SyncPolicy<S>>;
 } // namespace neml2::aoti

@@ -34,7 +34,8 @@ struct Completion
 };
 
 /**
- * @brief Base of every scheduler policy (Simple, StaticHybrid, MPISimple).
+ * @brief Base of every scheduler policy (Simple, StaticHybrid, AdaptiveHybrid,
+ * MPISimple, and a user's own: the contract is in schedulers/concept.h).
  *
  * A scheduler knows devices, chunk sizes and capacities, never models. Its
  * decision function is pure: given the points in flight per device and the
@@ -89,7 +90,7 @@ public:
    * @param load points in flight on each device
    * @param remaining points not yet assigned (> 0)
    */
-  std::optional<Assignment> next(const std::vector<int64_t> & load, int64_t remaining) const
+  virtual std::optional<Assignment> next(const std::vector<int64_t> & load, int64_t remaining) const
   {
     std::optional<Assignment> best;
     for (std::size_t i = 0; i < _devices.size(); ++i)
@@ -100,6 +101,21 @@ public:
         best = Assignment{i, size};
     }
     return best;
+  }
+
+  /**
+   * @brief The device that should run a whole batch of @p batch points as one direct
+   * call, if any: no slicing, and no copy when the inputs are on that device already
+   * (DispatchedModel short-circuits only then). This one answers for a lone device
+   * whose chunk holds the batch (or that does not chunk).
+   */
+  virtual std::optional<std::size_t> short_circuit(int64_t batch) const
+  {
+    if (_devices.size() != 1 || _batch_sizes.empty())
+      return std::nullopt;
+    if (_batch_sizes[0] == 0 || batch <= _batch_sizes[0])
+      return 0;
+    return std::nullopt;
   }
 
 protected:
