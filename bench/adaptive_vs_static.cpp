@@ -62,7 +62,7 @@ main(int argc, char ** argv)
     return usage(argv[0]);
   const std::string stub = argv[1];
   std::vector<std::string> devices{"cpu"};
-  if (neml2::aoti::detail::cuda_device_count() > 0)
+  if (neml2::aoti::devices().size() > 1)
     devices.push_back("cuda:0");
   std::vector<int64_t> batches{10000, 100000, 1000000};
   int repeat = 5;

@@ -52,7 +52,7 @@ main(int argc, char ** argv)
   }
   const std::string stub = argv[1];
   const int64_t B = argc > 2 ? std::stoll(argv[2]) : (int64_t(1) << 20);
-  const bool gpu = neml2::aoti::detail::cuda_device_count() > 0;
+  const bool gpu = neml2::aoti::devices().size() > 1;
   std::vector<Row> rows;
   const auto add = [&](std::string id, std::string what, double v, std::string unit)
   {
@@ -62,8 +62,10 @@ main(int argc, char ** argv)
   };
   std::printf("batch %lld, threads %d, gpu %s\n\n", (long long)B, at::get_num_threads(),
               gpu ? "yes" : "no");
-  std::printf("| id   | measurement                                                | value        | unit     |\n");
-  std::printf("|------|------------------------------------------------------------|--------------|----------|\n");
+  std::printf("| id   | measurement                                                | value        "
+              "| unit     |\n");
+  std::printf("|------|------------------------------------------------------------|--------------|"
+              "----------|\n");
 
   // P1: per-call overhead at B = 1 over a direct Model call.
   {
@@ -73,11 +75,21 @@ main(int argc, char ** argv)
     auto shorted = load_model(stub, "model",
                               std::make_shared<SimpleScheduler>(SimpleScheduler::Config{"cpu", 0}));
     // The raw AOTI call the runtime wraps (forward_single bakes its parameters: one argument).
-    torch::inductor::AOTIModelPackageLoader raw(direct.meta().graphs.at(Graph::forward).file.string());
+    torch::inductor::AOTIModelPackageLoader raw(
+        direct.meta().graphs.at(Graph::forward).file.string());
     const std::vector<at::Tensor> raw_args{one.at("strain")};
     const int n = 20000;
     const auto per_call = [&](const std::function<void()> & f)
-    { return median_time([&] { for (int i = 0; i < n; ++i) f(); }, 5) / n * 1e6; };
+    {
+      return median_time(
+                 [&]
+                 {
+                   for (int i = 0; i < n; ++i)
+                     f();
+                 },
+                 5) /
+             n * 1e6;
+    };
     const double t_direct = per_call([&] { direct.forward(one); });
     const double t_pass = per_call([&] { pass.forward(one); });
     const double t_short = per_call([&] { shorted.forward(one); });
@@ -109,17 +121,30 @@ main(int argc, char ** argv)
     at::Tensor h_in = at::empty({B, 6}, pinned).copy_(in.at("strain"));
     at::Tensor h_out = at::empty({B, 6}, pinned);
     at::Tensor d = at::empty({B, 6}, at::TensorOptions().dtype(at::kDouble).device(cuda));
-    const double t_h2d = median_time([&] { d.copy_(h_in); sync_cuda(); }, 7);
+    const double t_h2d = median_time(
+        [&]
+        {
+          d.copy_(h_in);
+          sync_cuda();
+        },
+        7);
     const double t_d2h = median_time([&] { h_out.copy_(d); }, 7);
     add("P3", "pinned copy bound (H2D + D2H of the same bytes)", mpts / (t_h2d + t_d2h), "Mpts/s");
 
     const Model gmodel(stub, "model", "cuda:0");
     const TensorMap gin{{"strain", in.at("strain").to(cuda)}};
-    const double t_gpu_compute = median_time([&] { gmodel.forward(gin); sync_cuda(); }, 7);
+    const double t_gpu_compute = median_time(
+        [&]
+        {
+          gmodel.forward(gin);
+          sync_cuda();
+        },
+        7);
     add("P3", "GPU compute only, device-resident batch", mpts / t_gpu_compute, "Mpts/s");
 
-    auto sync16 = load_model(
-        stub, "model", std::make_shared<SimpleScheduler>(SimpleScheduler::Config{"cuda:0", B / 16}));
+    auto sync16 =
+        load_model(stub, "model",
+                   std::make_shared<SimpleScheduler>(SimpleScheduler::Config{"cuda:0", B / 16}));
     const double t_sync = median_time([&] { sync16.forward(in); }, 7);
     DispatchedModel<AsyncPolicy<Simple>> async16(
         stub, "model", std::make_shared<Simple>(Simple::Config{"cuda:0", B / 16}));

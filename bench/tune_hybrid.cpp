@@ -50,7 +50,7 @@ main(int argc, char ** argv)
     return usage(argv[0]);
   const std::string stub = argv[1];
   std::vector<std::string> devices{"cpu"};
-  if (neml2::aoti::detail::cuda_device_count() > 0)
+  if (neml2::aoti::devices().size() > 1)
     devices.push_back("cuda:0");
   int min_log2 = 10, max_log2 = 20, repeat = 3;
   int64_t points = int64_t(1) << 20;

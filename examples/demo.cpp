@@ -8,9 +8,7 @@
 #include <iostream>
 #include <string>
 
-#include "neml2/csrc/dispatchers/SimpleScheduler.h"
-#include "neml2/csrc/dispatchers/StaticHybridScheduler.h"
-#include "neml2/csrc/dispatchers/factory.h"
+#include "neml2/aoti.h"
 
 using namespace neml2::aoti;
 
@@ -64,7 +62,7 @@ main(int argc, char ** argv)
 
     StaticHybridScheduler::Config cfg;
     cfg.devices = {"cpu"};
-    if (neml2::aoti::detail::cuda_device_count() > 0)
+    if (devices().size() > 1) // the CPU, then each GPU this process sees
       cfg.devices.push_back("cuda:0");
     cfg.batch_sizes = {65536, 262144};
     if (cfg.devices.size() == 1)

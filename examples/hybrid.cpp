@@ -13,8 +13,6 @@
 #include <string>
 #include <vector>
 
-#include <torch/cuda.h>
-
 #include "neml2/aoti.h"
 
 using namespace neml2::aoti;
@@ -70,7 +68,7 @@ main(int argc, char ** argv)
   // The devices: the CPU, plus the first GPU when this process sees one. The GPU gets
   // larger chunks and the higher priority, so it is kept busy; the CPU takes what it can.
   StaticHybridScheduler::Config cfg;
-  if (torch::cuda::device_count() > 0)
+  if (devices().size() > 1)
   {
     cfg.devices = {"cpu", "cuda:0"};
     cfg.batch_sizes = {16384, 131072};

@@ -20,8 +20,7 @@
 
 #include <mpi.h>
 
-#include "neml2/csrc/dispatchers/MPISimpleScheduler.h"
-#include "neml2/csrc/dispatchers/factory.h"
+#include "neml2/aoti.h"
 
 using namespace neml2::aoti;
 

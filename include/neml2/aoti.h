@@ -5,6 +5,7 @@
 #include "neml2/aoti/DispatchedModel.h"
 #include "neml2/aoti/Exception.h"
 #include "neml2/aoti/Model.h"
+#include "neml2/aoti/devices.h"
 #include "neml2/aoti/load_model.h"
 #include "neml2/aoti/schedulers/AdaptiveHybrid.h"
 #include "neml2/aoti/schedulers/MPISimple.h"
@@ -25,5 +26,6 @@
  * AnyDispatchedModel and DispatchedModel (chunk, run, gather), the execution policies
  * SyncPolicy and AsyncPolicy (how chunks run), the schedulers Simple, StaticHybrid and
  * MPISimple (which device, how big), Model (one device), the artifact readers read_stub()
- * and read_meta(), and the error contract in Exception.
+ * and read_meta(), and the error contract in Exception. devices() lists the devices this
+ * process sees, spelled as the schedulers' configs take them.
  */
