@@ -28,7 +28,7 @@ devices()
 {
   const int gpus = detail::cuda_device_count();
   std::vector<std::string> out{"cpu"};
-  out.reserve(std::size_t(1 + gpus));
+  out.reserve(std::size_t(gpus) + 1);
   for (int k = 0; k < gpus; ++k)
     out.push_back("cuda:" + std::to_string(k));
   return out;
