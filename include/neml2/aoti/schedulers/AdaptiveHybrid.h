@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "neml2/aoti/Exception.h"
+#include "neml2/aoti/detail/broadcast.h"
 #include "neml2/aoti/detail/device.h"
 #include "neml2/aoti/schedulers/Scheduler.h"
 #include "neml2/aoti/schedulers/adaptive/cost_model.h"
@@ -130,7 +131,8 @@ public:
 private:
   using Sessions = std::map<std::thread::id, detail::adaptive::Session>;
 
-  std::vector<int64_t> broadcast(const std::vector<int64_t> & v, const std::string & field) const;
+  /// A bound field spread over the devices (empty: no bound), each entry checked >= 0.
+  std::vector<int64_t> bounds(const std::vector<int64_t> & v, const std::string & field) const;
   /// A session for the calling thread; one it left unfinished is folded in first.
   Sessions::iterator start_session(std::uint64_t client, int64_t batch) const;
 
@@ -157,8 +159,8 @@ inline AdaptiveHybrid::AdaptiveHybrid(Config config)
   _devices = detail::parse_device_list(_config.devices, cls, !_config.virtual_devices);
   if (_config.min_chunk < 1)
     throw FatalError(cls + "min_chunk = " + std::to_string(_config.min_chunk) + " must be >= 1");
-  const auto max_chunk = broadcast(_config.max_chunks, "max_chunks");
-  const auto memory = broadcast(_config.memory_limits, "memory_limits");
+  const auto max_chunk = bounds(_config.max_chunks, "max_chunks");
+  const auto memory = bounds(_config.memory_limits, "memory_limits");
   for (std::size_t i = 0; i < n; ++i)
   {
     const std::string at = "[" + std::to_string(i) + "] = ";
@@ -281,19 +283,10 @@ AdaptiveHybrid::forget() const
 }
 
 inline std::vector<int64_t>
-AdaptiveHybrid::broadcast(const std::vector<int64_t> & v, const std::string & field) const
+AdaptiveHybrid::bounds(const std::vector<int64_t> & v, const std::string & field) const
 {
   const std::size_t n = _config.devices.size();
-  std::vector<int64_t> out;
-  if (v.empty())
-    out.assign(n, 0);
-  else if (v.size() == 1)
-    out.assign(n, v.front());
-  else if (v.size() == n)
-    out = v;
-  else
-    throw FatalError("AdaptiveHybridScheduler: " + field + " has " + std::to_string(v.size()) +
-                     " entries; expected 1 or " + std::to_string(n) + " (one per device)");
+  const auto out = detail::broadcast(v, n, "AdaptiveHybridScheduler: ", field, 0);
   for (std::size_t i = 0; i < n; ++i)
     if (out[i] < 0)
       throw FatalError("AdaptiveHybridScheduler: " + field + "[" + std::to_string(i) +

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "neml2/aoti/Exception.h"
+#include "neml2/aoti/detail/broadcast.h"
 #include "neml2/aoti/detail/device.h"
 #include "neml2/aoti/schedulers/Scheduler.h"
 
@@ -47,12 +48,12 @@ public:
     const std::string cls = "StaticHybridScheduler: ";
     const std::size_t n = _config.devices.size();
     _devices = detail::parse_device_list(_config.devices, cls);
-    _batch_sizes = broadcast(_config.batch_sizes, "batch_sizes", 0, false);
+    _batch_sizes = detail::broadcast(_config.batch_sizes, n, cls, "batch_sizes");
     for (std::size_t i = 0; i < n; ++i)
       if (_batch_sizes[i] <= 0)
         throw FatalError(cls + "batch_sizes[" + std::to_string(i) +
                          "] = " + std::to_string(_batch_sizes[i]) + " must be > 0");
-    _capacities = broadcast(_config.capacities, "capacities", 0, true);
+    _capacities = detail::broadcast(_config.capacities, n, cls, "capacities", 0);
     for (std::size_t i = 0; i < n; ++i)
     {
       if (_config.capacities.empty())
@@ -62,7 +63,7 @@ public:
                          "] = " + std::to_string(_capacities[i]) + " < batch_sizes[" +
                          std::to_string(i) + "] = " + std::to_string(_batch_sizes[i]));
     }
-    _priorities = broadcast(_config.priorities, "priorities", 0, true);
+    _priorities = detail::broadcast(_config.priorities, n, cls, "priorities", 0);
     if (_config.cpu_threads < 0)
       throw FatalError(cls + "cpu_threads = " + std::to_string(_config.cpu_threads) +
                        " must be >= 0 (0: automatic)");
@@ -75,20 +76,6 @@ public:
   std::string name() const override { return "StaticHybridScheduler"; }
 
 private:
-  std::vector<int64_t> broadcast(const std::vector<int64_t> & v, const std::string & field,
-                                 int64_t fill, bool optional) const
-  {
-    const std::size_t n = _config.devices.size();
-    if (v.empty() && optional)
-      return std::vector<int64_t>(n, fill);
-    if (v.size() == 1)
-      return std::vector<int64_t>(n, v.front());
-    if (v.size() != n)
-      throw FatalError("StaticHybridScheduler: " + field + " has " + std::to_string(v.size()) +
-                       " entries; expected 1 or " + std::to_string(n) + " (one per device)");
-    return v;
-  }
-
   Config _config;
 };
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "neml2/aoti/Exception.h"
+#include "neml2/aoti/detail/broadcast.h"
 #include "neml2/aoti/schedulers/Scheduler.h"
 #include "neml2/aoti/schedulers/StaticHybrid.h"
 
@@ -117,21 +118,11 @@ public:
     const std::size_t n = config.devices.size();
     if (n == 0)
       throw FatalError("sim::VirtualStaticHybrid: devices is empty");
-    const auto spread = [n](const std::vector<int64_t> & v, int64_t fill, const char * field)
-    {
-      if (v.empty())
-        return std::vector<int64_t>(n, fill);
-      if (v.size() == 1)
-        return std::vector<int64_t>(n, v.front());
-      if (v.size() != n)
-        throw FatalError(std::string("sim::VirtualStaticHybrid: ") + field + " has " +
-                         std::to_string(v.size()) + " entries; expected 1 or " + std::to_string(n));
-      return v;
-    };
+    const std::string cls = "sim::VirtualStaticHybrid: ";
     _devices.assign(n, at::Device(at::kCPU));
-    _batch_sizes = spread(config.batch_sizes, 0, "batch_sizes");
-    _capacities = spread(config.capacities, 0, "capacities");
-    _priorities = spread(config.priorities, 0, "priorities");
+    _batch_sizes = detail::broadcast(config.batch_sizes, n, cls, "batch_sizes", 0);
+    _capacities = detail::broadcast(config.capacities, n, cls, "capacities", 0);
+    _priorities = detail::broadcast(config.priorities, n, cls, "priorities", 0);
     for (std::size_t i = 0; i < n; ++i)
     {
       if (_batch_sizes[i] <= 0)
