@@ -19,6 +19,7 @@
 #include "neml2/aoti/artifact/Stub.h"
 #include "neml2/aoti/detail/call.h"
 #include "neml2/aoti/detail/device.h"
+#include "neml2/aoti/detail/parameters.h"
 #include "neml2/aoti/detail/zip.h"
 #include "neml2/aoti/types.h"
 
@@ -76,25 +77,6 @@ call_spec_leaves(torch::inductor::AOTIModelPackageLoader & loader, std::size_t w
   };
   walk(root[1], 0);
   return known ? std::optional<std::size_t>(leaves) : std::nullopt;
-}
-
-/**
- * Refuse an entry of @p params that is not a promoted parameter of the model: a
- * misspelt name (or a parameter that was baked into the graph) would otherwise be
- * ignored, and the run would silently go on with the old value. A missing name is
- * caught where the parameter is read, so the common case costs one size comparison.
- */
-inline void
-check_parameter_names(const Meta & meta, const TensorMap & params)
-{
-  if (params.size() <= meta.parameters.size())
-    return;
-  for (const auto & [name, t] : params)
-    if (!meta.find(meta.parameters, name))
-      throw FatalError(who(meta) + ": unknown parameter '" + name +
-                       "' in named_parameters() (promoted parameters: " + names(meta.parameters) +
-                       "): a parameter baked into the graph cannot be changed at run time; "
-                       "promote it with -p NAME (or -p :) to neml2-compile");
 }
 } // namespace detail
 
@@ -304,18 +286,8 @@ private:
   /// The parameter tensor, checked: the user may have replaced it in the map.
   const at::Tensor & parameter(const std::string & name) const
   {
-    const auto it = _parameters.find(name);
-    if (it == _parameters.end())
-      throw FatalError(detail::who(_meta) + ": parameter '" + name +
-                       "' was removed from named_parameters()");
-    const at::Tensor & t = it->second;
-    const auto * spec = _meta.find(_meta.parameters, name);
-    if (!t.defined() || t.scalar_type() != _meta.dtype || t.device() != _device ||
-        !t.sizes().equals(spec->shape))
-      throw FatalError(detail::who(_meta) + ": parameter '" + name +
-                       "' must stay a tensor of shape " + detail::shape_str(spec->shape) + ", " +
-                       c10::toString(_meta.dtype) + ", on " + _device.str());
-    return t;
+    return detail::checked_parameter(_meta, _parameters, *_meta.find(_meta.parameters, name),
+                                     _device);
   }
 
   detail::Named evaluate(Graph g, const TensorMap & inputs, const TensorMap * extra) const

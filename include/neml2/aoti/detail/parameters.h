@@ -1,0 +1,66 @@
+// Validation of the promoted parameters a user holds in named_parameters(), shared by Model and
+// DispatchedModel.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <ATen/ATen.h>
+
+#include "neml2/aoti/Exception.h"
+#include "neml2/aoti/artifact/Meta.h"
+#include "neml2/aoti/detail/call.h"
+#include "neml2/aoti/types.h"
+
+namespace neml2::aoti::detail
+{
+/**
+ * Refuse an entry of @p params that is not a promoted parameter of the model: a
+ * misspelt name (or a parameter that was baked into the graph) would otherwise be
+ * ignored, and the run would silently go on with the old value. A missing name is
+ * caught where the parameter is read, so the common case costs one size comparison.
+ */
+inline void
+check_parameter_names(const Meta & meta, const TensorMap & params)
+{
+  if (params.size() <= meta.parameters.size())
+    return;
+  for (const auto & [name, t] : params)
+    if (!meta.find(meta.parameters, name))
+      throw FatalError(who(meta) + ": unknown parameter '" + name +
+                       "' in named_parameters() (promoted parameters: " + names(meta.parameters) +
+                       "): a parameter baked into the graph cannot be changed at run time; "
+                       "promote it with -p NAME (or -p :) to neml2-compile");
+}
+
+/**
+ * The tensor @p params holds for the promoted parameter @p spec, checked: the user may have
+ * removed it, or replaced it with one of another shape, dtype or device.
+ *
+ * @param meta the model (for its name and dtype)
+ * @param params the parameter map as the user left it
+ * @param spec the parameter, one of meta.parameters
+ * @param device where the tensor must be (a model's own map); none: on any CPU or CUDA device
+ * (the master map of a dispatched model, copied to each device later)
+ * @return the tensor, valid as long as @p params is not changed
+ */
+inline const at::Tensor &
+checked_parameter(const Meta & meta, const TensorMap & params, const VariableSpec & spec,
+                  const std::optional<at::Device> & device)
+{
+  const auto it = params.find(spec.name);
+  if (it == params.end())
+    throw FatalError(who(meta) + ": parameter '" + spec.name +
+                     "' was removed from named_parameters()");
+  const at::Tensor & t = it->second;
+  const bool placed =
+      device ? t.defined() && t.device() == *device : t.defined() && (t.is_cpu() || t.is_cuda());
+  if (!t.defined() || t.scalar_type() != meta.dtype || !placed || !t.sizes().equals(spec.shape))
+    throw FatalError(
+        who(meta) + ": parameter '" + spec.name + "' must stay a tensor of shape " +
+        shape_str(spec.shape) +
+        (device ? ", " + std::string(c10::toString(meta.dtype)) + ", on " + device->str()
+                : " and dtype " + std::string(c10::toString(meta.dtype)) + ", on cpu or cuda"));
+  return t;
+}
+} // namespace neml2::aoti::detail
