@@ -1,7 +1,6 @@
 // DispatchedModel: chunk a batch, run the chunks on the scheduler's devices, stitch the results.
 #pragma once
 
-#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>
@@ -18,6 +17,7 @@
 #include "neml2/aoti/artifact/Stub.h"
 #include "neml2/aoti/chunking.h"
 #include "neml2/aoti/detail/Trace.h"
+#include "neml2/aoti/detail/observers.h"
 #include "neml2/aoti/execution/policies.h"
 #include "neml2/aoti/types.h"
 
@@ -110,17 +110,13 @@ public:
    */
   void set_trace(const std::string & path)
   {
-    _s->trace =
-        path.empty() ? nullptr : std::make_shared<detail::TraceObserver>(detail::Trace::open(path));
-    collect_observers();
+    _s->observers.set_trace(
+        path.empty() ? nullptr
+                     : std::make_shared<detail::TraceObserver>(detail::Trace::open(path)));
   }
 
   /// @brief Install (or clear, with an empty function) the per-chunk hook. @see ChunkHook
-  void set_chunk_hook(ChunkHook hook)
-  {
-    _s->hook = hook ? std::make_shared<HookObserver>(std::move(hook)) : nullptr;
-    collect_observers();
-  }
+  void set_chunk_hook(ChunkHook hook) { _s->observers.set_hook(std::move(hook)); }
 
   /**
    * @brief Attach @p observer to every later call (after the chunk hook and the trace,
@@ -130,16 +126,13 @@ public:
   {
     if (!observer)
       throw FatalError("add_observer: the observer is null");
-    _s->user_observers.push_back(std::move(observer));
-    collect_observers();
+    _s->observers.add(std::move(observer));
   }
 
   /// @brief Detach @p observer (nothing if it is not attached).
   void remove_observer(const std::shared_ptr<DispatchObserver> & observer)
   {
-    auto & v = _s->user_observers;
-    v.erase(std::remove(v.begin(), v.end(), observer), v.end());
-    collect_observers();
+    _s->observers.remove(observer);
   }
 
   /**
@@ -193,48 +186,8 @@ private:
     // Per device: parameter name -> (tensor identity, version) last copied.
     std::vector<std::map<std::string, std::pair<const void *, int64_t>>> synced;
     DispatchInfo info;
-    std::shared_ptr<DispatchObserver> hook, trace;
-    std::vector<std::shared_ptr<DispatchObserver>> user_observers;
-    std::vector<DispatchObserver *> observers; // hook, trace, then the user's
-    bool timing = false;                       // some observer wants ChunkTiming
+    detail::ObserverSet observers; // the chunk hook, the trace, the user's
   };
-
-  /// The chunk hook as an observer.
-  struct HookObserver : DispatchObserver
-  {
-    explicit HookObserver(ChunkHook f) : hook(std::move(f)) {}
-    void on_chunk_begin(const ChunkInfo & c) override { hook(c.device, c.ordinal, c.begin, c.end); }
-    ChunkHook hook;
-  };
-
-  void collect_observers()
-  {
-    auto & all = _s->observers;
-    all.clear();
-    for (const auto & o : {_s->hook, _s->trace})
-      if (o)
-        all.push_back(o.get());
-    for (const auto & o : _s->user_observers)
-      all.push_back(o.get());
-    _s->timing = std::any_of(all.begin(), all.end(),
-                             [](const DispatchObserver * o) { return o->wants_timing(); });
-  }
-
-  /// Tell every observer of a chunk's failure; what they throw is dropped (the chunk's
-  /// error is the one to report).
-  void notify_error(const ChunkInfo & chunk, const std::exception & error) const
-  {
-    for (auto * o : _s->observers)
-    {
-      try
-      {
-        o->on_error(chunk, error);
-      }
-      catch (...)
-      {
-      }
-    }
-  }
 
   /// Refresh each device's parameter copies whose master tensor changed since the last call.
   void sync_parameters()
@@ -246,16 +199,7 @@ private:
       Model & model = *_s->models[i];
       for (const auto & spec : m.parameters)
       {
-        const auto it = _s->master.find(spec.name);
-        if (it == _s->master.end())
-          throw FatalError(detail::who(m) + ": parameter '" + spec.name +
-                           "' was removed from named_parameters()");
-        const at::Tensor & t = it->second;
-        if (!t.defined() || t.scalar_type() != m.dtype || !t.sizes().equals(spec.shape) ||
-            !(t.is_cpu() || t.is_cuda()))
-          throw FatalError(detail::who(m) + ": parameter '" + spec.name +
-                           "' must stay a tensor of shape " + detail::shape_str(spec.shape) +
-                           " and dtype " + c10::toString(m.dtype) + ", on cpu or cuda");
+        const at::Tensor & t = detail::checked_parameter(m, _s->master, spec, std::nullopt);
         const std::pair<const void *, int64_t> key{t.unsafeGetTensorImpl(),
                                                    t.is_inference() ? -1 : t._version()};
         auto & last = _s->synced[i][spec.name];
@@ -276,34 +220,24 @@ private:
     if (_s->observers.empty())
       return dispatch_impl(g, inputs, extra);
     bool begun = false; // on_dispatch was called: on_dispatch_end must follow
+    detail::Named out;
     try
     {
-      auto out = dispatch_impl(g, inputs, extra, &begun);
-      guard([this] { return detail::who(meta()); },
-            [&]
-            {
-              for (auto * o : _s->observers)
-                o->on_dispatch_end(g, _s->info, false);
-              return 0;
-            });
-      return out;
+      out = dispatch_impl(g, inputs, extra, &begun);
     }
     catch (const Exception &)
     {
       if (begun)
-        for (auto * o : _s->observers)
-        {
-          try
-          {
-            o->on_dispatch_end(g, _s->info, true);
-          }
-          catch (...)
-          {
-            // The dispatch error is the one to report.
-          }
-        }
+        _s->observers.end(g, _s->info, true);
       throw;
     }
+    guard([this] { return detail::who(meta()); },
+          [&]
+          {
+            _s->observers.end(g, _s->info, false);
+            return 0;
+          });
+    return out;
   }
 
   /// One chunk on @p model: the graph's returns, with the observers told (and its phases
@@ -322,14 +256,14 @@ private:
     const ChunkInfo chunk{model.device(), ordinal, begin, end};
     try
     {
-      for (auto * o : _s->observers)
+      for (auto * o : _s->observers.all())
         o->on_chunk_begin(chunk);
-      if (!_s->timing)
+      if (!_s->observers.timing())
       {
         auto returns = model.run(call, begin, end);
         if (gather)
           gather->add(ordinal, begin, end, returns);
-        for (auto * o : _s->observers)
+        for (auto * o : _s->observers.all())
           o->on_chunk_end(chunk, nullptr);
         return returns;
       }
@@ -346,14 +280,14 @@ private:
         gather->add(ordinal, begin, end, returns);
         t.gathered = observer_clock_us();
       }
-      for (auto * o : _s->observers)
+      for (auto * o : _s->observers.all())
         o->on_chunk_end(chunk, &t);
       return returns;
     }
     catch (const std::exception & e)
     {
       if (!gather) // a short circuit: dispatched chunks are told in the policy's handler
-        notify_error(chunk, e);
+        _s->observers.error(chunk, e);
       throw;
     }
   }
@@ -379,16 +313,16 @@ private:
             const ChunkInfo chunk{first.device(), 0, 0, batch};
             try
             {
-              for (auto * o : _s->observers)
+              for (auto * o : _s->observers.all())
                 o->on_chunk_begin(chunk);
               auto out = call_model(first, g, inputs, extra);
-              for (auto * o : _s->observers)
+              for (auto * o : _s->observers.all())
                 o->on_chunk_end(chunk, nullptr);
               return out;
             }
             catch (const std::exception & e)
             {
-              notify_error(chunk, e);
+              _s->observers.error(chunk, e);
               throw;
             }
           }
@@ -435,7 +369,7 @@ private:
                     }
                     catch (const std::exception & e)
                     {
-                      notify_error(ChunkInfo{model.device(), ordinal, begin, end}, e);
+                      _s->observers.error(ChunkInfo{model.device(), ordinal, begin, end}, e);
                       throw;
                     }
                   }
@@ -455,7 +389,7 @@ private:
     if (!begun || _s->observers.empty())
       return;
     *begun = true;
-    for (auto * o : _s->observers)
+    for (auto * o : _s->observers.all())
       o->on_dispatch(g, batch);
   }
 

@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <ATen/ATen.h>
@@ -175,22 +177,18 @@ private:
     s->before(name);
     scope = std::move(s);
   }
+  // "neml2::" and the graph's name; the strings live as long as the program.
   static const char * call_name(Graph graph)
   {
-    switch (graph)
+    static const std::map<Graph, std::string> names = []
     {
-      case Graph::forward:
-        return "neml2::forward";
-      case Graph::jvp:
-        return "neml2::jvp";
-      case Graph::jacobian:
-        return "neml2::jacobian";
-      case Graph::param_jacobian:
-        return "neml2::param_jacobian";
-      case Graph::param_vjp:
-        return "neml2::param_vjp";
-    }
-    return "neml2::call";
+      std::map<Graph, std::string> m;
+      for (const Graph g :
+           {Graph::forward, Graph::jvp, Graph::jacobian, Graph::param_jacobian, Graph::param_vjp})
+        m[g] = std::string("neml2::") + graph_name(g);
+      return m;
+    }();
+    return names.at(graph).c_str();
   }
 };
 } // namespace neml2::aoti

@@ -1,0 +1,114 @@
+// The observers attached to one DispatchedModel, and how they are told.
+#pragma once
+
+#include <algorithm>
+#include <exception>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "neml2/aoti/Observer.h"
+
+namespace neml2::aoti::detail
+{
+/**
+ * The chunk hook, the trace and a user's observers of one model, in that order, as one
+ * list; `timing` is whether any of them wants ChunkTiming. Notifications that must not
+ * replace the error being reported (on_error, a failed call's on_dispatch_end) drop
+ * what the observers throw.
+ */
+class ObserverSet
+{
+public:
+  /// Whether none is attached (the dispatch then skips every notification).
+  bool empty() const { return _all.empty(); }
+  /// Whether some observer wants the chunks' phases timed.
+  bool timing() const { return _timing; }
+  /// Every observer, hook and trace first.
+  const std::vector<DispatchObserver *> & all() const { return _all; }
+
+  /// The chunk hook as an observer ("" clears it).
+  void set_hook(ChunkHook hook)
+  {
+    _hook = hook ? std::make_shared<Hook>(std::move(hook)) : nullptr;
+    collect();
+  }
+  /// The trace's observer (null clears it).
+  void set_trace(std::shared_ptr<DispatchObserver> trace)
+  {
+    _trace = std::move(trace);
+    collect();
+  }
+  /// Attach a user's observer after the others.
+  void add(std::shared_ptr<DispatchObserver> o)
+  {
+    _user.push_back(std::move(o));
+    collect();
+  }
+  /// Detach a user's observer.
+  void remove(const std::shared_ptr<DispatchObserver> & o)
+  {
+    _user.erase(std::remove(_user.begin(), _user.end(), o), _user.end());
+    collect();
+  }
+
+  /// A chunk failed: tell everyone, dropping what they throw.
+  void error(const ChunkInfo & chunk, const std::exception & e) const noexcept
+  {
+    for (auto * o : _all)
+    {
+      try
+      {
+        o->on_error(chunk, e);
+      }
+      catch (...)
+      {
+      }
+    }
+  }
+
+  /// A call ended; after a failure, what the observers throw is dropped.
+  void end(Graph g, const DispatchInfo & info, bool failed) const
+  {
+    for (auto * o : _all)
+    {
+      if (!failed)
+        o->on_dispatch_end(g, info, false);
+      else
+        try
+        {
+          o->on_dispatch_end(g, info, true);
+        }
+        catch (...)
+        {
+          // The dispatch error is the one to report.
+        }
+    }
+  }
+
+private:
+  struct Hook : DispatchObserver
+  {
+    explicit Hook(ChunkHook f) : hook(std::move(f)) {}
+    void on_chunk_begin(const ChunkInfo & c) override { hook(c.device, c.ordinal, c.begin, c.end); }
+    ChunkHook hook;
+  };
+
+  void collect()
+  {
+    _all.clear();
+    for (const auto & o : {_hook, _trace})
+      if (o)
+        _all.push_back(o.get());
+    for (const auto & o : _user)
+      _all.push_back(o.get());
+    _timing = std::any_of(_all.begin(), _all.end(),
+                          [](const DispatchObserver * o) { return o->wants_timing(); });
+  }
+
+  std::shared_ptr<DispatchObserver> _hook, _trace;
+  std::vector<std::shared_ptr<DispatchObserver>> _user;
+  std::vector<DispatchObserver *> _all;
+  bool _timing = false;
+};
+} // namespace neml2::aoti::detail
