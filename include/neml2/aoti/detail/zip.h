@@ -1,4 +1,10 @@
 // Integrity check of a .pt2 package (a zip archive) before AOTInductor loads the library inside it.
+//
+// Why the library reads zip archives itself: torch's own reader (PyTorchStreamReader,
+// which AOTIModelPackageLoader uses) checks no CRCs, so a package truncated or corrupted
+// on a shared file system would be unpacked and its shared library dlopen'ed anyway,
+// crashing the host or computing garbage. Checking every entry's CRC-32 first turns that
+// into a FatalError that names the file.
 #pragma once
 
 #include <algorithm>
