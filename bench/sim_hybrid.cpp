@@ -17,13 +17,23 @@
 
 #include "neml2/aoti/detail/stats.h"
 #include "neml2/aoti/schedulers/AdaptiveHybrid.h"
+#include "neml2/aoti/schedulers/StaticHybrid.h"
 #include "neml2/aoti/sim/Simulator.h"
+#include "neml2/aoti/sim/profiles.h"
 #include "neml2/aoti/tuning/Sweep.h"
 
 using namespace neml2::aoti;
 
 namespace
 {
+/// StaticHybrid over simulated devices: @p cfg with virtual_devices set.
+StaticHybrid
+on_virtual(StaticHybrid::Config cfg)
+{
+  cfg.virtual_devices = true;
+  return StaticHybrid(std::move(cfg));
+}
+
 std::vector<int64_t>
 split_list(const std::string & s)
 {
@@ -47,18 +57,18 @@ best_static(const std::vector<sim::Device> & devices, int64_t batch)
       one.devices = {dev.name};
       one.batch_sizes = {bs};
       sim::Simulator alone({dev});
-      alone.run(sim::VirtualStaticHybrid(one), bs); // warm-up
-      sweep.add(dev.name, bs, 8 * bs, alone.run(sim::VirtualStaticHybrid(one), 8 * bs).seconds);
+      alone.run(on_virtual(one), bs); // warm-up
+      sweep.add(dev.name, bs, 8 * bs, alone.run(on_virtual(one), 8 * bs).seconds);
     }
   sim::Simulator s(devices, 7);
-  s.run(sim::VirtualStaticHybrid(sweep.recommend()), 1024 * int64_t(devices.size())); // warm-up
+  s.run(on_virtual(sweep.recommend()), 1024 * int64_t(devices.size())); // warm-up
   const double ideal = double(batch) / s.sum_of_alone_throughputs(batch);
   std::vector<StaticHybrid::Config> candidates{sweep.recommend()};
   for (const double f : {1.0 / 256, 1.0 / 64, 1.0 / 16, 1.0 / 4})
     candidates.push_back(sweep.for_chunk_seconds(f * ideal));
   double best = 0;
   for (const auto & cfg : candidates)
-    best = std::max(best, s.run(sim::VirtualStaticHybrid(cfg), batch).throughput());
+    best = std::max(best, s.run(on_virtual(cfg), batch).throughput());
   return best / s.sum_of_alone_throughputs(batch);
 }
 } // namespace

@@ -12,7 +12,9 @@
 #include "neml2/aoti/execution/policies.h"
 #include "neml2/aoti/schedulers/AdaptiveHybrid.h"
 #include "neml2/aoti/schedulers/Simple.h"
+#include "neml2/aoti/schedulers/StaticHybrid.h"
 #include "neml2/aoti/sim/Simulator.h"
+#include "neml2/aoti/sim/profiles.h"
 #include "neml2/aoti/tuning/Sweep.h"
 
 using namespace neml2::aoti;
@@ -20,6 +22,14 @@ using neml2_test::fatal_message;
 
 namespace
 {
+/// StaticHybrid over simulated devices: @p cfg with virtual_devices set.
+StaticHybrid
+on_virtual(StaticHybrid::Config cfg)
+{
+  cfg.virtual_devices = true;
+  return StaticHybrid(std::move(cfg));
+}
+
 /// An AdaptiveHybrid over the simulator's devices (which need not exist here).
 AdaptiveHybrid
 adaptive_for(const sim::Simulator & s, AdaptiveHybrid::Config cfg = {})
@@ -198,7 +208,7 @@ TEST_CASE("the simulator: virtual time, lanes, determinism, misuse", "[adaptive]
   StaticHybrid::Config cfg;
   cfg.devices = {"cpu"};
   cfg.batch_sizes = {100};
-  const sim::VirtualStaticHybrid fixed(cfg);
+  const StaticHybrid fixed = on_virtual(cfg);
   const sim::Run r = one.run(fixed, 1000);
   check_coverage(r);
   CHECK(r.chunks.size() == 10);
@@ -227,16 +237,16 @@ TEST_CASE("the simulator: virtual time, lanes, determinism, misuse", "[adaptive]
   StaticHybrid::Config two_devices;
   two_devices.devices = {"cpu", "cuda:0"};
   two_devices.batch_sizes = {10};
-  CHECK_THAT(fatal_message([&] { one.run(sim::VirtualStaticHybrid(two_devices), 10); }),
+  CHECK_THAT(fatal_message([&] { one.run(on_virtual(two_devices), 10); }),
              ContainsSubstring("the scheduler has 2 devices, the simulator 1"));
   CHECK_THAT(fatal_message([&] { one.run(Idle(), 10); }),
-             ContainsSubstring("assigned nothing with 10 points left"));
+             ContainsSubstring("no chunk assigned with 10 points left"));
   CHECK_THAT(fatal_message([] { sim::Simulator({}); }), ContainsSubstring("no devices"));
   StaticHybrid::Config zero;
   zero.devices = {"cpu"};
   zero.batch_sizes = {0};
-  CHECK_THAT(fatal_message([&] { sim::VirtualStaticHybrid z(zero); }),
-             ContainsSubstring("batch_sizes[0] must be > 0"));
+  CHECK_THAT(fatal_message([&] { (void)on_virtual(zero); }),
+             ContainsSubstring("batch_sizes[0] = 0 must be > 0"));
 }
 
 TEST_CASE("adaptive chunks cover every batch and respect the bounds", "[adaptive][sim]")
@@ -375,15 +385,13 @@ TEST_CASE("adaptive matches or beats the best static configuration in the simula
         one.devices = {s.devices()[d].name};
         one.batch_sizes = {bs};
         sim::Simulator alone({s.devices()[d]});
-        alone.run(sim::VirtualStaticHybrid(one), bs); // warm-up
-        sweep.add(s.devices()[d].name, bs, 8 * bs,
-                  alone.run(sim::VirtualStaticHybrid(one), 8 * bs).seconds);
+        alone.run(on_virtual(one), bs); // warm-up
+        sweep.add(s.devices()[d].name, bs, 8 * bs, alone.run(on_virtual(one), 8 * bs).seconds);
       }
-    double best_static = efficiency(s, s.run(sim::VirtualStaticHybrid(sweep.recommend()), batch));
+    double best_static = efficiency(s, s.run(on_virtual(sweep.recommend()), batch));
     for (const double tau : {1e-4, 3e-4, 1e-3, 3e-3})
-      best_static = std::max(
-          best_static,
-          efficiency(s, s.run(sim::VirtualStaticHybrid(sweep.for_chunk_seconds(tau)), batch)));
+      best_static = std::max(best_static,
+                             efficiency(s, s.run(on_virtual(sweep.for_chunk_seconds(tau)), batch)));
     const AdaptiveHybrid a = adaptive_for(s);
     double adaptive = 0;
     for (int call = 0; call < 4; ++call)

@@ -9,7 +9,6 @@
 #include "neml2/aoti/detail/broadcast.h"
 #include "neml2/aoti/schedulers/AdaptiveHybrid.h"
 #include "neml2/aoti/schedulers/StaticHybrid.h"
-#include "neml2/aoti/sim/Simulator.h"
 
 using neml2::aoti::detail::broadcast;
 using V = std::vector<int64_t>;
@@ -47,7 +46,7 @@ TEST_CASE("broadcast rejects any other length with one wording", "[broadcast]")
   CHECK(message([] { broadcast({1}, 0, "Owner: ", "f", 0); }) == "(no FatalError)");
 }
 
-TEST_CASE("the schedulers and the simulator word a bad length alike", "[broadcast]")
+TEST_CASE("the schedulers word a bad length alike", "[broadcast]")
 {
   using namespace neml2::aoti;
   StaticHybrid::Config s;
@@ -56,8 +55,6 @@ TEST_CASE("the schedulers and the simulator word a bad length alike", "[broadcas
   s.capacities = {8, 8};
   CHECK(message([&] { (void)StaticHybrid{s}; }) ==
         "StaticHybridScheduler: capacities has 2 entries; expected 1 or 1 (one per device)");
-  CHECK(message([&] { (void)sim::VirtualStaticHybrid{s}; }) ==
-        "sim::VirtualStaticHybrid: capacities has 2 entries; expected 1 or 1 (one per device)");
 
   AdaptiveHybrid::Config a;
   a.devices = {"cpu"};

@@ -2,9 +2,12 @@
 // one test body per policy.
 #include "catch.h"
 
+#include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <set>
+#include <string>
 
 #include "neml2/aoti/execution/policies.h"
 #include "neml2/aoti/schedulers/Simple.h"
@@ -74,6 +77,24 @@ struct Recorder
     }
     CHECK(next == batch);
   }
+};
+/// Simple on the CPU whose second assignment is wrong in the way `kind` says (none if empty).
+struct Wrong : Simple
+{
+  Wrong() : Simple(Simple::Config{"cpu", 4}) {}
+  std::string name() const override { return "Wrong"; }
+  std::optional<Assignment> next(const std::vector<int64_t> & load, int64_t remaining) const
+  {
+    if (kind.empty() || ++calls == 1)
+      return Simple::next(load, remaining);
+    if (kind == "empty")
+      return Assignment{0, 0};
+    if (kind == "oversized")
+      return Assignment{0, remaining + 1};
+    return Assignment{3, 4}; // a device it does not have
+  }
+  std::string kind;
+  mutable int calls = 0;
 };
 } // namespace
 
@@ -204,4 +225,38 @@ TEST_CASE("policies refuse a null scheduler", "[policy]")
 {
   CHECK_THROWS_AS(SyncPolicy<Simple>(nullptr), FatalError);
   CHECK_THROWS_AS(AsyncPolicy<StaticHybrid>(nullptr), FatalError);
+}
+
+TEMPLATE_TEST_CASE("a chunk the scheduler may not assign is refused before it runs", "[policy]",
+                   SyncPolicy<Wrong>, AsyncPolicy<Wrong>)
+{
+  const std::map<std::string, std::string> said{
+      {"empty", "Wrong assigned 0 points to device 0 of 1 with 6 points left"},
+      {"oversized", "Wrong assigned 7 points to device 0 of 1 with 6 points left"},
+      {"device", "Wrong assigned 4 points to device 3 of 1 with 6 points left"}};
+  for (const auto & [kind, message] : said)
+  {
+    INFO(kind);
+    auto scheduler = std::make_shared<Wrong>();
+    scheduler->kind = kind;
+    TestType policy(scheduler);
+    Recorder r;
+    try
+    {
+      policy.execute(10, std::ref(r));
+      FAIL("no error");
+    }
+    catch (const FatalError & e)
+    {
+      CHECK(std::string(e.what()) == message);
+    }
+    // Only the first, valid chunk ran; the policy still works.
+    REQUIRE(r.chunks.size() == 1);
+    CHECK(r.chunks[0].begin == 0);
+    CHECK(r.chunks[0].end == 4);
+    scheduler->kind.clear();
+    Recorder again;
+    policy.execute(10, std::ref(again));
+    again.check_coverage(10);
+  }
 }

@@ -13,6 +13,7 @@
 
 #include "neml2/aoti/Exception.h"
 #include "neml2/aoti/detail/Worker.h"
+#include "neml2/aoti/execution/dispatch_loop.h"
 #include "neml2/aoti/schedulers/Scheduler.h"
 #include "neml2/aoti/schedulers/concept.h"
 
@@ -27,6 +28,121 @@ namespace neml2::aoti
 struct PassThrough
 {
 };
+
+namespace detail
+{
+/// Seconds since the dispatch began, on the steady clock.
+class DispatchClock
+{
+public:
+  double operator()() const
+  {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - _t0).count();
+  }
+
+private:
+  std::chrono::steady_clock::time_point _t0 = std::chrono::steady_clock::now();
+};
+
+/// dispatch()'s backend for SyncPolicy: one chunk at a time, run on the calling thread.
+template <class Job> class SyncBackend
+{
+public:
+  explicit SyncBackend(Job & job) : _job(job) {}
+
+  bool accepts(std::size_t in_flight) const { return in_flight == 0; }
+
+  void submit(const Assignment & a, std::size_t ordinal, int64_t begin)
+  {
+    _done = ChunkDone{a.device, ordinal, a.size, _clock(), 0, nullptr};
+    try
+    {
+      _job(a.device, ordinal, begin, begin + a.size);
+    }
+    catch (...)
+    {
+      _done.error = report_current_exception("");
+    }
+    _done.end = _clock();
+  }
+
+  ChunkDone wait() { return std::move(_done); }
+
+private:
+  Job & _job;
+  DispatchClock _clock;
+  ChunkDone _done;
+};
+
+/// dispatch()'s backend for AsyncPolicy: chunks go round-robin to their device's worker lanes.
+template <class Job> class AsyncBackend
+{
+public:
+  using Lanes = std::vector<std::vector<std::unique_ptr<Worker>>>;
+
+  AsyncBackend(Lanes & lanes, std::vector<std::size_t> & next_lane, Job & job)
+      : _lanes(lanes),
+        _next_lane(next_lane),
+        _job(job)
+  {
+  }
+
+  bool accepts(std::size_t) const { return true; }
+
+  void submit(const Assignment & a, std::size_t ordinal, int64_t begin)
+  {
+    // Each chunk's record is a list node made here, on the calling thread, before the chunk
+    // is submitted; the worker fills it and splices it into `_done`. Reporting a chunk
+    // therefore allocates nothing on the worker: a chunk that fails because the host is out
+    // of memory is still reported, never lost (which would hang the call).
+    typename std::list<ChunkDone>::iterator slot;
+    {
+      const std::lock_guard<std::mutex> lock(_mutex);
+      slot = _pending.insert(_pending.end(), ChunkDone{a.device, ordinal, a.size, 0, 0, nullptr});
+    }
+    auto & lanes = _lanes[a.device];
+    lanes[_next_lane[a.device] % lanes.size()]->submit(
+        [this, slot, begin]() noexcept
+        {
+          ChunkDone & d = *slot; // only this worker touches it until it is spliced
+          d.start = _clock();
+          try
+          {
+            _job(d.device, d.ordinal, begin, begin + d.size);
+          }
+          catch (...)
+          {
+            d.error = report_current_exception("");
+          }
+          d.end = _clock();
+          // Notify under the lock: once it is released the dispatcher may return and
+          // destroy `_cv`, so this thread must not touch it afterwards.
+          const std::lock_guard<std::mutex> lock(_mutex);
+          _done.splice(_done.end(), _pending, slot);
+          _cv.notify_one();
+        });
+    ++_next_lane[a.device];
+  }
+
+  ChunkDone wait()
+  {
+    std::unique_lock<std::mutex> lock(_mutex);
+    _cv.wait(lock, [&] { return !_done.empty(); });
+    ChunkDone d = std::move(_done.front());
+    _done.pop_front();
+    return d;
+  }
+
+private:
+  Lanes & _lanes;
+  std::vector<std::size_t> & _next_lane;
+  Job & _job;
+  DispatchClock _clock;
+  std::mutex _mutex;
+  std::condition_variable _cv;
+  std::list<ChunkDone> _pending, _done; // guarded by _mutex
+};
+} // namespace detail
 
 /**
  * @brief Runs the chunk loop on the calling thread, one chunk at a time.
@@ -64,28 +180,8 @@ public:
    */
   template <class Job> void execute(int64_t batch, Job && job)
   {
-    const std::vector<int64_t> idle(_scheduler->devices().size(), 0);
-    // Feedback for learning schedulers (no-ops for the static ones), as AsyncPolicy gives it.
-    const auto t0 = std::chrono::steady_clock::now();
-    const auto since_t0 = [&]
-    { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-    _scheduler->begin(_client, batch);
-    std::size_t ordinal = 0;
-    for (int64_t offset = 0; offset < batch;)
-    {
-      const Assignment a = *_scheduler->next(idle, batch - offset);
-      const double start = since_t0();
-      try
-      {
-        job(a.device, ordinal++, offset, offset + a.size);
-      }
-      catch (...)
-      {
-        rethrow_normalized("");
-      }
-      _scheduler->observe(Completion{a.device, a.size, start, since_t0()});
-      offset += a.size;
-    }
+    detail::SyncBackend<std::remove_reference_t<Job>> backend(job);
+    detail::dispatch(*_scheduler, _client, batch, backend);
   }
 
 private:
@@ -141,136 +237,8 @@ public:
   /// @copydoc SyncPolicy::execute
   template <class Job> void execute(int64_t batch, Job && job)
   {
-    struct Done
-    {
-      std::size_t device;
-      std::size_t ordinal;
-      int64_t size;
-      std::shared_ptr<const Exception> error;
-      double start, end; // seconds since t0, on the worker: feedback for Scheduler::observe
-    };
-    const auto t0 = std::chrono::steady_clock::now();
-    const auto since_t0 = [t0]
-    { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-    _scheduler->begin(_client, batch);
-    std::mutex mutex;
-    std::condition_variable cv;
-    // Each chunk's record is a list node made here, on the calling thread, before the
-    // chunk is submitted; the worker fills it and splices it into `done`. Reporting a
-    // chunk therefore allocates nothing on the worker: a chunk that fails because the
-    // host is out of memory is still reported, never lost (which would hang the call).
-    std::list<Done> pending, done;
-    // What a worker reports when even the chunk's error cannot be allocated.
-    const std::shared_ptr<const Exception> no_memory = std::make_shared<FatalError>(
-        _scheduler->name() + ": out of host memory while reporting a failed chunk");
-
-    std::vector<int64_t> load(_lanes.size(), 0);
-    std::list<Done> failed; // failed chunks, spliced out of `done`
-    // An error of the dispatcher itself (the scheduler's next(), or no memory for one more
-    // task). Chunks in flight use this frame, so nothing may leave it before they are all back:
-    // such an error stops the submission and is reported after the last chunk returns.
-    std::shared_ptr<const Exception> stop;
-    const auto stop_here = [&]() noexcept
-    {
-      try
-      {
-        stop = normalize_current_exception(_scheduler->name());
-      }
-      catch (...)
-      {
-        stop = no_memory;
-      }
-    };
-    std::size_t in_flight = 0, ordinal = 0;
-    int64_t offset = 0;
-    while (true)
-    {
-      while (failed.empty() && !stop && offset < batch)
-        try
-        {
-          const auto a = _scheduler->next(load, batch - offset);
-          if (!a)
-            break;
-          const int64_t begin = offset, end = offset + a->size;
-          typename std::list<Done>::iterator slot;
-          {
-            const std::lock_guard<std::mutex> lock(mutex);
-            slot = pending.insert(pending.end(),
-                                  Done{a->device, ordinal, end - begin, nullptr, 0.0, 0.0});
-          }
-          auto & lanes = _lanes[a->device];
-          lanes[_next_lane[a->device] % lanes.size()]->submit(
-              [&, slot, begin, end]() noexcept
-              {
-                Done & d = *slot; // only this worker touches it until it is spliced
-                d.start = since_t0();
-                try
-                {
-                  job(d.device, d.ordinal, begin, end);
-                }
-                catch (...)
-                {
-                  try
-                  {
-                    d.error = normalize_current_exception("");
-                  }
-                  catch (...)
-                  {
-                    d.error = no_memory;
-                  }
-                }
-                d.end = since_t0();
-                // Notify under the lock: once it is released the dispatcher may return and
-                // destroy `cv`, so this thread must not touch it afterwards.
-                const std::lock_guard<std::mutex> lock(mutex);
-                done.splice(done.end(), pending, slot);
-                cv.notify_one();
-              });
-          ++_next_lane[a->device];
-          ++ordinal;
-          load[a->device] += a->size;
-          offset = end;
-          ++in_flight;
-        }
-        catch (...)
-        {
-          stop_here();
-        }
-      if (in_flight == 0)
-      {
-        // Every device is idle: a scheduler that hands out nothing now would
-        // leave rows unassigned, so say so rather than return a partial result.
-        if (failed.empty() && !stop && offset < batch)
-          throw FatalError(_scheduler->name() + ": no chunk assigned with " +
-                           std::to_string(batch - offset) + " points left and every device idle");
-        break;
-      }
-      std::list<Done> got;
-      {
-        std::unique_lock<std::mutex> lock(mutex);
-        cv.wait(lock, [&] { return !done.empty(); });
-        got.splice(got.end(), done, done.begin());
-      }
-      const Done & d = got.front();
-      load[d.device] -= d.size;
-      --in_flight;
-      if (d.error)
-        failed.splice(failed.end(), got);
-      else
-        _scheduler->observe(Completion{d.device, d.size, d.start, d.end}); // noexcept
-    }
-    // Nothing is in flight now: the errors can be ordered and reported.
-    std::vector<std::shared_ptr<const Exception>> all;
-    failed.sort([](const Done & a, const Done & b) { return a.ordinal < b.ordinal; });
-    for (auto & f : failed)
-      all.push_back(std::move(f.error));
-    if (stop)
-      all.push_back(std::move(stop));
-    if (all.empty())
-      return;
-    if (all.size() == 1)
-      all.front()->rethrow();
-    throw AggregateError(std::move(all));
+    detail::AsyncBackend<std::remove_reference_t<Job>> backend(_lanes, _next_lane, job);
+    detail::dispatch(*_scheduler, _client, batch, backend);
   }
 
 private:

@@ -40,6 +40,9 @@ public:
     std::vector<int64_t> capacities;  ///< points in flight per device; default 2 * batch_size
     std::vector<int64_t> priorities;  ///< higher first; default all equal (configuration order)
     int cpu_threads = 0; ///< intra-op threads of the CPU worker; 0: all cores but one per GPU lane
+    /// Accept CUDA devices this process does not see: for planning with sim::Simulator only
+    /// (a DispatchedModel cannot load them).
+    bool virtual_devices = false;
   };
 
   /// @brief Validate @p config; errors name the class, the field and the index.
@@ -47,7 +50,7 @@ public:
   {
     const std::string cls = "StaticHybridScheduler: ";
     const std::size_t n = _config.devices.size();
-    _devices = detail::parse_device_list(_config.devices, cls);
+    _devices = detail::parse_device_list(_config.devices, cls, !_config.virtual_devices);
     _batch_sizes = detail::broadcast(_config.batch_sizes, n, cls, "batch_sizes");
     for (std::size_t i = 0; i < n; ++i)
       if (_batch_sizes[i] <= 0)

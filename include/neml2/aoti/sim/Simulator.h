@@ -11,9 +11,8 @@
 #include <vector>
 
 #include "neml2/aoti/Exception.h"
-#include "neml2/aoti/detail/broadcast.h"
+#include "neml2/aoti/execution/dispatch_loop.h"
 #include "neml2/aoti/schedulers/Scheduler.h"
-#include "neml2/aoti/schedulers/StaticHybrid.h"
 
 /// @brief Scheduling in virtual time: simulated devices, no models, no threads.
 namespace neml2::aoti::sim
@@ -102,49 +101,14 @@ struct Run
 };
 
 /**
- * @brief StaticHybrid's greedy rule (Scheduler::next) over devices that need
- * not exist: the configuration is validated for sizes only, devices are counted.
- */
-class VirtualStaticHybrid : public Scheduler
-{
-public:
-  /// @brief Required by the execution policies' checks; the simulator is asynchronous.
-  static constexpr bool asynchronous = true;
-
-  /// @brief Use @p config's chunk sizes, capacities and priorities; its device strings are names
-  /// only.
-  explicit VirtualStaticHybrid(const StaticHybrid::Config & config)
-  {
-    const std::size_t n = config.devices.size();
-    if (n == 0)
-      throw FatalError("sim::VirtualStaticHybrid: devices is empty");
-    const std::string cls = "sim::VirtualStaticHybrid: ";
-    _devices.assign(n, at::Device(at::kCPU));
-    _batch_sizes = detail::broadcast(config.batch_sizes, n, cls, "batch_sizes", 0);
-    _capacities = detail::broadcast(config.capacities, n, cls, "capacities", 0);
-    _priorities = detail::broadcast(config.priorities, n, cls, "priorities", 0);
-    for (std::size_t i = 0; i < n; ++i)
-    {
-      if (_batch_sizes[i] <= 0)
-        throw FatalError("sim::VirtualStaticHybrid: batch_sizes[" + std::to_string(i) +
-                         "] must be > 0");
-      if (config.capacities.empty())
-        _capacities[i] = 2 * _batch_sizes[i];
-    }
-  }
-
-  /// @copydoc Scheduler::name
-  std::string name() const override { return "sim::VirtualStaticHybrid"; }
-};
-
-/**
  * @brief Runs schedulers against simulated devices in virtual time.
  *
- * It drives a scheduler exactly as AsyncPolicy does: `begin`, then `next`
- * until it declines or the batch is assigned, then the earliest completion is
- * reported through `observe` and the loop repeats. Chunks go round-robin to
- * their device's lanes; a lane runs its chunks in order. The same devices,
- * seed and scheduler decisions give the same run, on every platform.
+ * It drives a scheduler through AsyncPolicy's own loop (execution/dispatch_loop.h):
+ * `begin`, then `next` until it declines or the batch is assigned, then the
+ * earliest completion is reported through `observe` and the loop repeats; only
+ * the clock (virtual) and the workers (simulated lanes) differ. Chunks go
+ * round-robin to their device's lanes; a lane runs its chunks in order. The
+ * same devices, seed and scheduler decisions give the same run, on every platform.
  *
  * Device i of the scheduler is `devices[i]` of the simulator. Warm-up
  * (Device::cold_seconds) is paid once per device over the simulator's life,
@@ -196,95 +160,14 @@ public:
     if (n != _devices.size())
       throw FatalError("sim::Simulator: the scheduler has " + std::to_string(n) +
                        " devices, the simulator " + std::to_string(_devices.size()));
-    struct Active
-    {
-      std::size_t chunk; // index into run.chunks
-      double work;       // seconds left at one lane's rate
-    };
     Run run;
     run.batch = batch;
     run.points.assign(n, 0);
     run.peak_load.assign(n, 0);
     run.finished.assign(n, 0);
-    std::vector<std::vector<std::deque<Active>>> lanes(n);
-    std::vector<std::size_t> next_lane(n, 0);
-    for (std::size_t d = 0; d < n; ++d)
-      lanes[d].resize(_devices[d].lanes);
-    std::vector<int64_t> load(n, 0);
-    std::size_t in_flight = 0;
-    int64_t offset = 0;
-    double now = 0;
-
-    scheduler.begin(client, batch);
-    while (true)
-    {
-      while (offset < batch)
-      {
-        const std::optional<Assignment> a = scheduler.next(load, batch - offset);
-        if (!a)
-          break;
-        if (a->device >= n || a->size < 1 || a->size > batch - offset)
-          throw FatalError("sim::Simulator: " + scheduler.name() + " assigned " +
-                           std::to_string(a->size) + " points to device " +
-                           std::to_string(a->device) + " with " + std::to_string(batch - offset) +
-                           " left");
-        const std::size_t d = a->device;
-        run.chunks.push_back({d, offset, a->size, now, now, false});
-        auto & lane = lanes[d][next_lane[d]++ % lanes[d].size()];
-        lane.push_back({run.chunks.size() - 1, cost(d, a->size, run.chunks.back().outlier)});
-        if (lane.size() == 1)
-          run.chunks.back().start = now;
-        load[d] += a->size;
-        run.peak_load[d] = std::max(run.peak_load[d], load[d]);
-        offset += a->size;
-        ++in_flight;
-      }
-      if (in_flight == 0)
-      {
-        if (offset < batch)
-          throw FatalError("sim::Simulator: " + scheduler.name() + " assigned nothing with " +
-                           std::to_string(batch - offset) + " points left and every device idle");
-        break;
-      }
-      // The next completion: running chunks share their device's rate.
-      double dt = std::numeric_limits<double>::infinity();
-      std::size_t done_dev = 0, done_lane = 0;
-      for (std::size_t d = 0; d < n; ++d)
-      {
-        const double rate = device_rate(d, lanes[d]);
-        for (std::size_t l = 0; l < lanes[d].size(); ++l)
-          if (!lanes[d][l].empty())
-          {
-            const double t = lanes[d][l].front().work / rate;
-            if (t < dt)
-            {
-              dt = t;
-              done_dev = d;
-              done_lane = l;
-            }
-          }
-      }
-      for (std::size_t d = 0; d < n; ++d)
-      {
-        const double rate = device_rate(d, lanes[d]);
-        for (auto & lane : lanes[d])
-          if (!lane.empty())
-            lane.front().work -= dt * rate;
-      }
-      now += dt;
-      auto & lane = lanes[done_dev][done_lane];
-      Chunk & c = run.chunks[lane.front().chunk];
-      lane.pop_front();
-      c.end = now;
-      if (!lane.empty())
-        run.chunks[lane.front().chunk].start = now;
-      load[done_dev] -= c.size;
-      run.points[done_dev] += c.size;
-      run.finished[done_dev] = now;
-      --in_flight;
-      scheduler.observe(Completion{done_dev, c.size, c.start, c.end});
-    }
-    run.seconds = now;
+    Backend backend(*this, run);
+    detail::dispatch(scheduler, client, batch, backend);
+    run.seconds = backend.now();
     return run;
   }
 
@@ -367,6 +250,85 @@ public:
   }
 
 private:
+  /// detail::dispatch()'s backend: simulated lanes in virtual time.
+  class Backend
+  {
+  public:
+    Backend(Simulator & sim, Run & run) : _sim(sim), _run(run), _lanes(run.points.size())
+    {
+      for (std::size_t d = 0; d < _lanes.size(); ++d)
+        _lanes[d].resize(_sim._devices[d].lanes);
+      _next_lane.assign(_lanes.size(), 0);
+      _load.assign(_lanes.size(), 0);
+    }
+
+    /// Virtual seconds since the dispatch began.
+    double now() const { return _now; }
+
+    bool accepts(std::size_t) const { return true; }
+
+    void submit(const Assignment & a, std::size_t /*ordinal: the index into run.chunks*/,
+                int64_t begin)
+    {
+      const std::size_t d = a.device;
+      _run.chunks.push_back({d, begin, a.size, _now, _now, false});
+      auto & lane = _lanes[d][_next_lane[d]++ % _lanes[d].size()];
+      lane.push_back({_run.chunks.size() - 1, _sim.cost(d, a.size, _run.chunks.back().outlier)});
+      _load[d] += a.size;
+      _run.peak_load[d] = std::max(_run.peak_load[d], _load[d]);
+    }
+
+    detail::ChunkDone wait()
+    {
+      // The next completion: running chunks share their device's rate.
+      double dt = std::numeric_limits<double>::infinity();
+      std::size_t done_dev = 0, done_lane = 0;
+      for (std::size_t d = 0; d < _lanes.size(); ++d)
+      {
+        const double rate = _sim.device_rate(d, _lanes[d]);
+        for (std::size_t l = 0; l < _lanes[d].size(); ++l)
+          if (!_lanes[d][l].empty() && _lanes[d][l].front().work / rate < dt)
+          {
+            dt = _lanes[d][l].front().work / rate;
+            done_dev = d;
+            done_lane = l;
+          }
+      }
+      for (std::size_t d = 0; d < _lanes.size(); ++d)
+      {
+        const double rate = _sim.device_rate(d, _lanes[d]);
+        for (auto & lane : _lanes[d])
+          if (!lane.empty())
+            lane.front().work -= dt * rate;
+      }
+      _now += dt;
+      auto & lane = _lanes[done_dev][done_lane];
+      const std::size_t index = lane.front().chunk;
+      lane.pop_front();
+      Chunk & c = _run.chunks[index];
+      c.end = _now;
+      if (!lane.empty())
+        _run.chunks[lane.front().chunk].start = _now; // it waited for the lane until now
+      _load[done_dev] -= c.size;
+      _run.points[done_dev] += c.size;
+      _run.finished[done_dev] = _now;
+      return detail::ChunkDone{done_dev, index, c.size, c.start, c.end, nullptr};
+    }
+
+  private:
+    struct Active
+    {
+      std::size_t chunk; // index into run.chunks
+      double work;       // seconds left at one lane's rate
+    };
+    Simulator & _sim;
+    Run & _run;
+    std::vector<std::vector<std::deque<Active>>> _lanes; // per device, per lane
+    std::vector<std::size_t> _next_lane;
+    std::vector<int64_t> _load;
+    double _now = 0;
+  };
+
   /// Seconds a chunk of @p size needs at one lane's rate, with noise, outliers and warm-up.
   double cost(std::size_t d, int64_t size, bool & outlier)
   {
@@ -408,107 +370,4 @@ private:
   std::vector<bool> _warm;
   std::uint64_t _rng;
 };
-/**
- * @brief Illustrative device profiles for tests and benchmarks: plausible
- * orders of magnitude for a many-core CPU and a data-centre GPU on the two
- * benchmark models, not measurements. Chunk times vary by 1% (noise); the
- * first chunk a device runs pays a warm-up (5 ms on the CPU, 50 ms on a GPU).
- */
-namespace profiles
-{
-/// @brief CPU on a memory-bound model (elastic): 1 ns per point, not full below 16k points.
-inline Device
-cpu_memory_bound()
-{
-  Device d;
-  d.name = "cpu";
-  d.latency = 20e-6;
-  d.seconds_per_point = 1e-9;
-  d.knee = 16384;
-  d.noise = 0.01;
-  d.cold_seconds = 5e-3;
-  return d;
-}
-
-/**
- * @brief GPU on a memory-bound model, CPU-resident data: copies dominate
- * (4 ns per point); two lanes overlap copies with compute (1.8x).
- * @param slowdown multiplies the per-point costs (skewed devices)
- * @param index the N of its "cuda:N" name
- */
-inline Device
-gpu_memory_bound(double slowdown = 1, int index = 0)
-{
-  Device d;
-  d.name = "cuda:" + std::to_string(index);
-  d.latency = 30e-6;
-  d.seconds_per_point = 0.05e-9 * slowdown;
-  d.knee = 262144;
-  d.transfer_latency = 20e-6;
-  d.transfer_seconds_per_point = 4e-9 * slowdown;
-  d.lanes = 2;
-  d.lane_speedup = 1.8;
-  d.noise = 0.01;
-  d.cold_seconds = 50e-3;
-  return d;
-}
-
-/// @brief CPU on a compute-bound model (viscoplastic, Newton solve): 100 ns per point.
-inline Device
-cpu_compute_bound()
-{
-  Device d;
-  d.name = "cpu";
-  d.latency = 30e-6;
-  d.seconds_per_point = 100e-9;
-  d.knee = 4096;
-  d.noise = 0.01;
-  d.cold_seconds = 5e-3;
-  return d;
-}
-
-/**
- * @brief GPU on a compute-bound model: 1.5 ns per point of compute plus 4 ns
- * of copies, 200 us per call (the Newton loop's launches), full from 128k points.
- * @param slowdown multiplies the per-point costs (skewed devices)
- * @param index the N of its "cuda:N" name
- */
-inline Device
-gpu_compute_bound(double slowdown = 1, int index = 0)
-{
-  Device d;
-  d.name = "cuda:" + std::to_string(index);
-  d.latency = 200e-6;
-  d.seconds_per_point = 1.5e-9 * slowdown;
-  d.knee = 131072;
-  d.transfer_latency = 20e-6;
-  d.transfer_seconds_per_point = 4e-9 * slowdown;
-  d.lanes = 2;
-  d.lane_speedup = 1.5;
-  d.noise = 0.01;
-  d.cold_seconds = 50e-3;
-  return d;
-}
-
-/// @brief Slowdowns of GPUs 0..7 in the skewed scenarios (0.3x to 2x the per-point cost).
-inline const std::vector<double> &
-skew()
-{
-  static const std::vector<double> s{1, 0.5, 2, 0.75, 1.5, 0.3, 1, 0.6};
-  return s;
-}
-
-/// @brief 1 CPU + @p gpus skewed GPUs, memory bound (@p compute_bound false) or compute bound.
-inline std::vector<Device>
-hybrid(std::size_t gpus, bool compute_bound)
-{
-  std::vector<Device> out{compute_bound ? cpu_compute_bound() : cpu_memory_bound()};
-  for (std::size_t k = 0; k < gpus; ++k)
-  {
-    const double f = skew()[k % skew().size()];
-    out.push_back(compute_bound ? gpu_compute_bound(f, int(k)) : gpu_memory_bound(f, int(k)));
-  }
-  return out;
-}
-} // namespace profiles
 } // namespace neml2::aoti::sim
