@@ -12,6 +12,7 @@
 #include <mpi.h>
 
 #include "neml2/aoti/Exception.h"
+#include "neml2/aoti/detail/broadcast.h"
 #include "neml2/aoti/detail/device.h"
 #include "neml2/aoti/schedulers/MPISimple.h"
 
@@ -134,10 +135,7 @@ inline MPISimple::MPISimple(Config config) : _config(std::move(config))
   try
   {
     devices = detail::parse_device_list(_config.devices, cls, false);
-    const auto & bs = _config.batch_sizes;
-    if (bs.size() != 1 && bs.size() != n)
-      throw FatalError(cls + "batch_sizes has " + std::to_string(bs.size()) +
-                       " entries; expected 1 or " + std::to_string(n) + " (one per device)");
+    const auto bs = detail::broadcast(_config.batch_sizes, n, cls, "batch_sizes");
     for (std::size_t i = 0; i < bs.size(); ++i)
       if (bs[i] < 0)
         throw FatalError(cls + "batch_sizes[" + std::to_string(i) + "] = " + std::to_string(bs[i]) +
