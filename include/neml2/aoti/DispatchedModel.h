@@ -246,50 +246,32 @@ private:
                                     std::size_t ordinal, int64_t begin, int64_t end,
                                     Gather * gather)
   {
-    if (_s->observers.empty())
+    const auto run = [&](ChunkTiming * t)
     {
-      auto returns = model.run(call, begin, end);
-      if (gather)
-        gather->add(ordinal, begin, end, returns);
-      return returns;
-    }
-    const ChunkInfo chunk{model.device(), ordinal, begin, end};
-    try
-    {
-      for (auto * o : _s->observers.all())
-        o->on_chunk_begin(chunk);
-      if (!_s->observers.timing())
+      if (!t)
       {
         auto returns = model.run(call, begin, end);
         if (gather)
           gather->add(ordinal, begin, end, returns);
-        for (auto * o : _s->observers.all())
-          o->on_chunk_end(chunk, nullptr);
         return returns;
       }
-      const at::Device & dev = model.device();
-      ChunkTiming t{observer_clock_us(), 0, 0, -1};
       const auto args = model.stage(call, begin, end);
-      detail::sync_stream(dev);
-      t.staged = observer_clock_us();
+      detail::sync_stream(model.device());
+      t->staged = observer_clock_us();
       auto returns = model.execute(call, args, begin, end);
-      detail::sync_stream(dev);
-      t.computed = observer_clock_us();
+      detail::sync_stream(model.device());
+      t->computed = observer_clock_us();
       if (gather)
       {
         gather->add(ordinal, begin, end, returns);
-        t.gathered = observer_clock_us();
+        t->gathered = observer_clock_us();
       }
-      for (auto * o : _s->observers.all())
-        o->on_chunk_end(chunk, &t);
       return returns;
-    }
-    catch (const std::exception & e)
-    {
-      if (!gather) // a short circuit: dispatched chunks are told in the policy's handler
-        _s->observers.error(chunk, e);
-      throw;
-    }
+    };
+    if (_s->observers.empty())
+      return run(nullptr);
+    // A short circuit (no gather) reports its own error; a policy's handler reports the others.
+    return _s->observers.chunk(ChunkInfo{model.device(), ordinal, begin, end}, !gather, true, run);
   }
 
   detail::Named dispatch_impl(Graph g, const TensorMap & inputs, const TensorMap * extra,
@@ -310,21 +292,9 @@ private:
               return call_model(first, g, inputs, extra);
             const int64_t batch = detail::prepare(m, g, inputs, extra).batch;
             begin_dispatch(g, batch, begun);
-            const ChunkInfo chunk{first.device(), 0, 0, batch};
-            try
-            {
-              for (auto * o : _s->observers.all())
-                o->on_chunk_begin(chunk);
-              auto out = call_model(first, g, inputs, extra);
-              for (auto * o : _s->observers.all())
-                o->on_chunk_end(chunk, nullptr);
-              return out;
-            }
-            catch (const std::exception & e)
-            {
-              _s->observers.error(chunk, e);
-              throw;
-            }
+            return _s->observers.chunk(ChunkInfo{first.device(), 0, 0, batch}, true, false,
+                                       [&](ChunkTiming *)
+                                       { return call_model(first, g, inputs, extra); });
           }
           else
           {

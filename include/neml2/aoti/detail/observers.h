@@ -52,6 +52,34 @@ public:
     collect();
   }
 
+  /**
+   * Run @p body as the chunk @p c with everyone told: on_chunk_begin, the body, on_chunk_end.
+   * The body gets a ChunkTiming to fill (its start already set) when @p timed and an observer
+   * wants timing, else null; on_chunk_end gets the same pointer. If anything throws, on_error
+   * is called when @p report (a policy's chunk is reported by its handler instead) and the
+   * exception propagates: an exception from on_chunk_begin fails the chunk.
+   */
+  template <class Body> auto chunk(const ChunkInfo & c, bool report, bool timed, Body && body) const
+  {
+    try
+    {
+      for (auto * o : _all)
+        o->on_chunk_begin(c);
+      ChunkTiming t{observer_clock_us(), 0, 0, -1};
+      ChunkTiming * timing = timed && _timing ? &t : nullptr;
+      auto out = body(timing);
+      for (auto * o : _all)
+        o->on_chunk_end(c, timing);
+      return out;
+    }
+    catch (const std::exception & e)
+    {
+      if (report)
+        error(c, e);
+      throw;
+    }
+  }
+
   /// A chunk failed: tell everyone, dropping what they throw.
   void error(const ChunkInfo & chunk, const std::exception & e) const noexcept
   {
