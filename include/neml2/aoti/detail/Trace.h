@@ -16,6 +16,7 @@
 
 #include "neml2/aoti/Exception.h"
 #include "neml2/aoti/Observer.h"
+#include "neml2/aoti/detail/env.h"
 
 namespace neml2::aoti::detail
 {
@@ -47,15 +48,7 @@ public:
   /// The ring's size from NEML2_TRACE_EVENTS (a positive integer), else default_capacity.
   static std::size_t capacity_from_env()
   {
-    const char * p = std::getenv("NEML2_TRACE_EVENTS");
-    if (!p || !*p)
-      return default_capacity;
-    char * end = nullptr;
-    const unsigned long long n = std::strtoull(p, &end, 10);
-    if (*p < '0' || *p > '9' || *end != '\0' || n == 0)
-      throw FatalError("NEML2_TRACE_EVENTS must be a positive integer, not '" + std::string(p) +
-                       "'");
-    return std::size_t(n);
+    return positive_from_env("NEML2_TRACE_EVENTS").value_or(default_capacity);
   }
 
   /// Record into @p path, keeping at most @p capacity events.
