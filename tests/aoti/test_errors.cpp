@@ -790,6 +790,11 @@ TEST_CASE("E38 invalid Simple configuration", "[errors]")
                     SimpleScheduler(SimpleScheduler::Config{"cpu", 8, 4});
                   }),
               "SimpleScheduler: capacity = 4 < batch_size = 8");
+  check_fatal(call(
+                  [] {
+                    SimpleScheduler(SimpleScheduler::Config{"cpu", 8, 0, 17});
+                  }),
+              "SimpleScheduler: gpu_lanes = 17 must be between 0 (the default, 2) and 16");
   check_fatal(call([] { load_model(stub("forward_single"), "model", std::shared_ptr<Simple>()); }),
               "load_model: the scheduler is null");
 }
@@ -812,6 +817,10 @@ TEST_CASE("E39 invalid StaticHybrid configuration", "[errors]")
   Cfg threads{{"cpu"}, {8}, {}, {}};
   threads.cpu_threads = -2;
   check_fatal(make(threads), "StaticHybridScheduler: cpu_threads = -2 must be >= 0 (0: automatic)");
+  Cfg lanes{{"cpu"}, {8}, {}, {}};
+  lanes.gpu_lanes = -1;
+  check_fatal(make(lanes),
+              "StaticHybridScheduler: gpu_lanes = -1 must be between 0 (the default, 2) and 16");
 }
 
 TEST_CASE("E40 unknown device strings", "[errors]")

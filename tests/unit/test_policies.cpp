@@ -2,6 +2,7 @@
 // one test body per policy.
 #include "catch.h"
 
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -259,4 +260,28 @@ TEMPLATE_TEST_CASE("a chunk the scheduler may not assign is refused before it ru
     policy.execute(10, std::ref(again));
     again.check_coverage(10);
   }
+}
+
+TEST_CASE("a bad NEML2_STAGING_THREADS is refused when the policy is made", "[policy]")
+{
+  const auto make = [] {
+    AsyncPolicy<Simple> p(std::make_shared<Simple>(Simple::Config{"cpu", 4}));
+  };
+  for (const std::string bad : {"0", "-2", "x", "3 "})
+  {
+    setenv("NEML2_STAGING_THREADS", bad.c_str(), 1);
+    std::string what = "(no FatalError)";
+    try
+    {
+      make();
+    }
+    catch (const FatalError & e)
+    {
+      what = e.what();
+    }
+    CHECK(what == "NEML2_STAGING_THREADS must be a positive integer, not '" + bad + "'");
+  }
+  setenv("NEML2_STAGING_THREADS", "2", 1);
+  CHECK_NOTHROW(make());
+  unsetenv("NEML2_STAGING_THREADS");
 }

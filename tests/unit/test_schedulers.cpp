@@ -52,14 +52,23 @@ TEST_CASE("Simple validates its config", "[scheduler]")
   CHECK(Simple(Simple::Config{"cpu", 0}).next({0}, 123)->size == 123);
   CHECK(Simple(Simple::Config{"cpu", 10}).next({0}, 7)->size == 7);
 
-  CHECK_THAT(fatal_message([] { Simple(Simple::Config{"cpu", -1}); }),
+  CHECK_THAT(fatal_message(
+                 [] {
+                   Simple(Simple::Config{"cpu", -1});
+                 }),
              Catch::Matchers::ContainsSubstring("SimpleScheduler: batch_size = -1 must be >= 0"));
-  CHECK_THAT(fatal_message([] { Simple(Simple::Config{"cpu", 8, 4}); }),
+  CHECK_THAT(fatal_message(
+                 [] {
+                   Simple(Simple::Config{"cpu", 8, 4});
+                 }),
              Catch::Matchers::ContainsSubstring("SimpleScheduler: capacity = 4 < batch_size = 8"));
   for (const std::string bad : {"gpu", "cpu:0", "cuda:", "cuda:x", "cuda:-1", "mps", " cpu", ""})
   {
     INFO(bad);
-    CHECK_THAT(fatal_message([&] { Simple(Simple::Config{bad, 1}); }),
+    CHECK_THAT(fatal_message(
+                   [&] {
+                     Simple(Simple::Config{bad, 1});
+                   }),
                Catch::Matchers::ContainsSubstring("SimpleScheduler: device: invalid device '" +
                                                   bad + "'"));
   }
@@ -69,7 +78,10 @@ TEST_CASE("a CUDA device that does not exist is refused", "[scheduler]")
 {
   const int n = neml2::aoti::detail::cuda_device_count();
   const std::string dev = "cuda:" + std::to_string(n);
-  CHECK_THAT(fatal_message([&] { Simple(Simple::Config{dev, 1}); }),
+  CHECK_THAT(fatal_message(
+                 [&] {
+                   Simple(Simple::Config{dev, 1});
+                 }),
              Catch::Matchers::ContainsSubstring("invalid device '" + dev + "'"));
 }
 
@@ -93,6 +105,35 @@ TEST_CASE("StaticHybrid validates every field", "[scheduler]")
   const StaticHybrid ok(C{{"cpu"}, {4}, {}, {}});
   CHECK(ok.capacities() == std::vector<int64_t>{8});
   CHECK(ok.priorities() == std::vector<int64_t>{0});
+  CHECK(ok.gpu_lanes() == Scheduler::default_gpu_lanes);
+}
+
+TEST_CASE("a GPU's default capacity keeps every worker lane busy", "[scheduler]")
+{
+  // Planning devices (virtual_devices): a GPU need not be present.
+  StaticHybrid::Config c{{"cpu", "cuda:0", "cuda:1"}, {10, 100, 1000}, {}, {}};
+  c.virtual_devices = true;
+  CHECK(StaticHybrid(c).capacities() == std::vector<int64_t>{20, 200, 2000});
+  CHECK(StaticHybrid(c).gpu_lanes() == 2);
+  for (const int lanes : {1, 3, 4})
+  {
+    c.gpu_lanes = lanes;
+    const StaticHybrid s(c);
+    CHECK(s.gpu_lanes() == std::size_t(lanes));
+    // One chunk per lane, but at least two: the next chunk is queued while one finishes.
+    const int64_t k = std::max(2, lanes);
+    CHECK(s.capacities() == std::vector<int64_t>{20, 100 * k, 1000 * k});
+  }
+  c.capacities = {10, 100, 1000};
+  CHECK(StaticHybrid(c).capacities() == std::vector<int64_t>{10, 100, 1000}); // as configured
+  using Catch::Matchers::ContainsSubstring;
+  for (const int bad : {-1, 17})
+  {
+    c.gpu_lanes = bad;
+    CHECK_THAT(fatal_message([&] { StaticHybrid s(c); }),
+               ContainsSubstring("gpu_lanes = " + std::to_string(bad) + " must be between 0"));
+  }
+  CHECK(Simple(Simple::Config{"cpu", 8, 0, 3}).capacities() == std::vector<int64_t>{16});
 }
 
 TEST_CASE("greedy assignment: highest priority with spare capacity, ties in config order",

@@ -26,11 +26,12 @@ namespace neml2::aoti::detail
 class Worker
 {
 public:
-  /// Start the thread; a CPU worker with @p cpu_threads > 0 sets the intra-op thread count.
-  explicit Worker(at::Device device, int cpu_threads = 0)
-    : _device(device),
-      _cpu_threads(cpu_threads),
-      _thread([this] { loop(); })
+  /// Start the thread; with @p threads > 0 it sets its intra-op thread count (the CPU worker's
+  /// graphs, a GPU lane's copies into page-locked memory).
+  explicit Worker(at::Device device, int threads = 0)
+      : _device(device),
+        _threads(threads),
+        _thread([this] { loop(); })
   {
   }
 
@@ -65,8 +66,17 @@ private:
   {
     std::optional<c10::DeviceGuard> device_guard;
     std::optional<c10::StreamGuard> stream_guard;
-    if (_device.is_cpu() && _cpu_threads > 0)
-      at::set_num_threads(_cpu_threads);
+    if (_threads > 0)
+    {
+      try
+      {
+        at::set_num_threads(_threads); // this thread's count with OpenMP
+      }
+      catch (...)
+      {
+        // A parallel backend that cannot change it now keeps its own count.
+      }
+    }
     if (!_device.is_cpu())
     {
       try
@@ -102,7 +112,7 @@ private:
   }
 
   at::Device _device;
-  int _cpu_threads;
+  int _threads;
   std::mutex _mutex;
   std::condition_variable _cv;
   std::deque<std::function<void()>> _tasks;

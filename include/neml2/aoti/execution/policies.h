@@ -13,6 +13,7 @@
 
 #include "neml2/aoti/Exception.h"
 #include "neml2/aoti/detail/Worker.h"
+#include "neml2/aoti/detail/env.h"
 #include "neml2/aoti/execution/dispatch_loop.h"
 #include "neml2/aoti/schedulers/Scheduler.h"
 #include "neml2/aoti/schedulers/concept.h"
@@ -206,27 +207,42 @@ public:
   /// @brief The scheduler policy type.
   using scheduler_type = S;
 
-  /// @brief Worker threads (each with its own stream) per GPU; the CPU gets one.
-  static constexpr std::size_t gpu_lanes = 2;
-
-  /// @brief Bind to @p scheduler and start the worker threads: one for the CPU, two per GPU.
+  /**
+   * @brief Bind to @p scheduler and start the worker threads: one for the CPU, and
+   * `scheduler->gpu_lanes()` per GPU, each with its own stream.
+   *
+   * The CPU worker's graphs use `cpu_threads()` intra-op threads (0: every core but one per GPU
+   * lane). A GPU lane copies pageable inputs into page-locked memory before the upload; without
+   * a CPU worker the lanes share the cores evenly for that copy, and `NEML2_STAGING_THREADS=N`
+   * sets their count in any case (beside a CPU worker they keep torch's count, which the CPU
+   * worker has set). As with at::set_num_threads anywhere, a thread that starts ATen work after
+   * a worker has set its count starts with that count.
+   */
   explicit AsyncPolicy(std::shared_ptr<S> scheduler) : _scheduler(std::move(scheduler))
   {
     if (!_scheduler)
       throw FatalError("AsyncPolicy: the scheduler is null");
     const auto & devices = _scheduler->devices();
-    std::size_t feeders = 0;
+    const std::size_t lanes = _scheduler->gpu_lanes();
+    const int cores = std::max(1, int(std::thread::hardware_concurrency()));
+    int feeders = 0;
+    bool cpu = false;
     for (const auto & d : devices)
-      feeders += d.is_cpu() ? 0 : gpu_lanes;
-    // The CPU worker's graphs use the intra-op pool; leave a core to each GPU feeder.
+    {
+      feeders += d.is_cpu() ? 0 : int(lanes);
+      cpu = cpu || d.is_cpu();
+    }
     int cpu_threads = _scheduler->cpu_threads();
     if (cpu_threads == 0 && feeders > 0)
-      cpu_threads = std::max(1, int(std::thread::hardware_concurrency()) - int(feeders));
+      cpu_threads = std::max(1, cores - feeders);
+    const int staging = int(detail::positive_from_env("NEML2_STAGING_THREADS")
+                                .value_or(cpu ? 0 : std::max(1, cores / std::max(1, feeders))));
     _lanes.resize(devices.size());
     _next_lane.assign(devices.size(), 0);
     for (std::size_t i = 0; i < devices.size(); ++i)
-      for (std::size_t l = 0; l < (devices[i].is_cpu() ? 1 : gpu_lanes); ++l)
-        _lanes[i].push_back(std::make_unique<detail::Worker>(devices[i], cpu_threads));
+      for (std::size_t l = 0; l < (devices[i].is_cpu() ? 1 : lanes); ++l)
+        _lanes[i].push_back(std::make_unique<detail::Worker>(
+            devices[i], devices[i].is_cpu() ? cpu_threads : staging));
   }
 
   /// @brief The scheduler.

@@ -9,6 +9,8 @@
 
 #include <ATen/ATen.h>
 
+#include "neml2/aoti/Exception.h"
+
 namespace neml2::aoti
 {
 /// @brief One scheduling decision: run the next @p size points on device number @p device.
@@ -61,6 +63,14 @@ public:
    * feeder threads (0: every core but one per GPU lane).
    */
   int cpu_threads() const { return _cpu_threads; }
+
+  /// @brief Worker threads, each with its own stream, per GPU under AsyncPolicy.
+  std::size_t gpu_lanes() const { return _gpu_lanes; }
+
+  /// @brief The lanes per GPU when a configuration says 0.
+  static constexpr std::size_t default_gpu_lanes = 2;
+  /// @brief The most lanes per GPU a configuration may ask for.
+  static constexpr std::size_t max_gpu_lanes = 16;
 
   /// @brief The class name, for messages.
   virtual std::string name() const = 0;
@@ -129,6 +139,18 @@ protected:
   std::vector<int64_t> _priorities;
   /// @copydoc cpu_threads()
   int _cpu_threads = 0;
+  /// @copydoc gpu_lanes()
+  std::size_t _gpu_lanes = default_gpu_lanes;
+
+  /// @brief Validate a configuration's `gpu_lanes` (0: the default); errors start with @p cls.
+  static std::size_t checked_gpu_lanes(const std::string & cls, int lanes)
+  {
+    if (lanes < 0 || std::size_t(lanes) > max_gpu_lanes)
+      throw FatalError(cls + "gpu_lanes = " + std::to_string(lanes) +
+                       " must be between 0 (the default, " + std::to_string(default_gpu_lanes) +
+                       ") and " + std::to_string(max_gpu_lanes));
+    return lanes == 0 ? default_gpu_lanes : std::size_t(lanes);
+  }
 };
 
 namespace detail

@@ -1,6 +1,7 @@
 // Simple: the whole batch on one device, in fixed-size chunks.
 #pragma once
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -33,7 +34,9 @@ public:
   {
     std::string device = "cpu"; ///< "cpu", "cuda" or "cuda:N"
     int64_t batch_size = 0;     ///< points per chunk; 0 means no chunking
-    int64_t capacity = 0;       ///< points in flight under AsyncPolicy; 0 means 2 * batch_size
+    int64_t capacity = 0; ///< points in flight under AsyncPolicy; 0: one chunk per worker lane,
+                          ///< and at least two chunks
+    int gpu_lanes = 0;    ///< worker lanes of a GPU under AsyncPolicy; 0: the default (2)
   };
 
   /// @brief Validate @p config; errors name the class and the field.
@@ -46,9 +49,11 @@ public:
     if (_config.capacity < 0 || (_config.capacity > 0 && _config.capacity < _config.batch_size))
       throw FatalError("SimpleScheduler: capacity = " + std::to_string(_config.capacity) +
                        " < batch_size = " + std::to_string(_config.batch_size));
+    _gpu_lanes = checked_gpu_lanes("SimpleScheduler: ", _config.gpu_lanes);
+    const int64_t chunks = device().is_cpu() ? 2 : int64_t(std::max<std::size_t>(2, _gpu_lanes));
     _batch_sizes = {_config.batch_size};
     _capacities = {_config.capacity > 0     ? _config.capacity
-                   : _config.batch_size > 0 ? 2 * _config.batch_size
+                   : _config.batch_size > 0 ? chunks * _config.batch_size
                                             : std::numeric_limits<int64_t>::max()};
     _priorities = {0};
   }

@@ -1,6 +1,7 @@
 // StaticHybrid: one batch spread over a CPU and GPUs at once, greedy by priority and capacity.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -37,9 +38,11 @@ public:
   {
     std::vector<std::string> devices; ///< e.g. {"cpu", "cuda:0"}
     std::vector<int64_t> batch_sizes; ///< points per chunk, per device (> 0)
-    std::vector<int64_t> capacities;  ///< points in flight per device; default 2 * batch_size
+    std::vector<int64_t> capacities;  ///< points in flight per device; default: one chunk per
+                                      ///< worker lane, and at least two chunks
     std::vector<int64_t> priorities;  ///< higher first; default all equal (configuration order)
     int cpu_threads = 0; ///< intra-op threads of the CPU worker; 0: all cores but one per GPU lane
+    int gpu_lanes = 0;   ///< worker lanes per GPU; 0: the default (2)
     /// Accept CUDA devices this process does not see: for planning with sim::Simulator only
     /// (a DispatchedModel cannot load them).
     bool virtual_devices = false;
@@ -56,11 +59,14 @@ public:
       if (_batch_sizes[i] <= 0)
         throw FatalError(cls + "batch_sizes[" + std::to_string(i) +
                          "] = " + std::to_string(_batch_sizes[i]) + " must be > 0");
+    _gpu_lanes = checked_gpu_lanes(cls, _config.gpu_lanes);
     _capacities = detail::broadcast(_config.capacities, n, cls, "capacities", 0);
     for (std::size_t i = 0; i < n; ++i)
     {
       if (_config.capacities.empty())
-        _capacities[i] = 2 * _batch_sizes[i];
+        _capacities[i] =
+            (_devices[i].is_cpu() ? 2 : int64_t(std::max<std::size_t>(2, _gpu_lanes))) *
+            _batch_sizes[i];
       else if (_capacities[i] < _batch_sizes[i])
         throw FatalError(cls + "capacities[" + std::to_string(i) +
                          "] = " + std::to_string(_capacities[i]) + " < batch_sizes[" +
