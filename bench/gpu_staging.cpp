@@ -6,7 +6,8 @@
 // directions at once, on two streams), the batch already in pinned host memory, and a pageable
 // batch under AsyncPolicy<Simple>{cuda:0} over worker lanes per GPU x chunk size x staging
 // threads per lane ("auto": the cores not in use shared among the lanes; "all": every core in
-// every lane, as before the staging threads were sized). Needs a CUDA device.
+// every lane, as before the staging threads were sized), and uploads piece by piece
+// (NEML2_STAGING_PIECE_BYTES). Needs a CUDA device.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -144,6 +145,20 @@ main(int argc, char ** argv)
               timed([&] { m.forward(in_pinned); }));
       }
   unsetenv("NEML2_STAGING_THREADS");
+  // The upload piece by piece, overlapping the copy of the next piece.
+  for (const char * piece : {"1048576", "4194304"})
+  {
+    setenv("NEML2_STAGING_PIECE_BYTES", piece, 1);
+    for (const int lanes : {2, 3, 4})
+      for (const int64_t parts : {16, 32})
+      {
+        DispatchedModel<AsyncPolicy<Simple>> m(
+            stub, "model", std::make_shared<Simple>(Simple::Config{"cuda:0", B / parts, 0, lanes}));
+        row(std::string("pageable, pieces of ") + (piece[0] == '1' ? "1" : "4") + " MiB", lanes,
+            B / parts, "auto", timed([&] { m.forward(in); }));
+      }
+  }
+  unsetenv("NEML2_STAGING_PIECE_BYTES");
   json << "\n]\n";
   return 0;
 }

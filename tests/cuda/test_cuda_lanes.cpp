@@ -1,8 +1,10 @@
-// GPU worker lanes and staging threads: every count gives the direct call's results.
+// GPU worker lanes, staging threads and staging pieces: each gives the direct call's results.
 #include "../aoti/fixtures.h"
 
 #include <cstdlib>
 #include <string>
+#include <utility>
+#include <vector>
 
 using namespace neml2_test;
 
@@ -15,15 +17,23 @@ TEST_CASE("every lane count and staging thread count gives the CPU model's resul
   const at::Tensor eps = strains(1000);
   const at::Tensor pinned = eps.pin_memory();
   const at::Tensor want = direct.forward({{"strain", eps}}).at("stress");
-  for (const std::string staging : {"", "1", "3"})
+  const auto set = [](const char * name, const std::string & value)
   {
-    if (staging.empty())
-      unsetenv("NEML2_STAGING_THREADS");
+    if (value.empty())
+      unsetenv(name);
     else
-      setenv("NEML2_STAGING_THREADS", staging.c_str(), 1);
+      setenv(name, value.c_str(), 1);
+  };
+  // Chunks of 64 points are 3072 bytes of strain: pieces of 1000 bytes cut each in four.
+  for (const auto & [staging, piece] : std::vector<std::pair<std::string, std::string>>{
+           {"", ""}, {"1", ""}, {"3", ""}, {"", "1000"}, {"3", "1000"}})
+  {
+    set("NEML2_STAGING_THREADS", staging);
+    set("NEML2_STAGING_PIECE_BYTES", piece);
     for (const int lanes : {1, 2, 3, 4})
     {
-      INFO("NEML2_STAGING_THREADS='" << staging << "', " << lanes << " lanes");
+      INFO("NEML2_STAGING_THREADS='" << staging << "', NEML2_STAGING_PIECE_BYTES='" << piece
+                                     << "', " << lanes << " lanes");
       DispatchedModel<AsyncPolicy<Simple>> gpu(
           s, "model", std::make_shared<Simple>(Simple::Config{"cuda:0", 64, 0, lanes}));
       CHECK(gpu.policy().scheduler().capacities() == std::vector<int64_t>{64 * std::max(2, lanes)});
@@ -36,4 +46,5 @@ TEST_CASE("every lane count and staging thread count gives the CPU model's resul
     }
   }
   unsetenv("NEML2_STAGING_THREADS");
+  unsetenv("NEML2_STAGING_PIECE_BYTES");
 }
