@@ -794,7 +794,7 @@ TEST_CASE("E38 invalid Simple configuration", "[errors]")
                   [] {
                     SimpleScheduler(SimpleScheduler::Config{"cpu", 8, 0, 17});
                   }),
-              "SimpleScheduler: gpu_lanes = 17 must be between 0 (the default, 2) and 16");
+              "SimpleScheduler: gpu_lanes = 17 must be between 0 (automatic) and 16");
   check_fatal(call([] { load_model(stub("forward_single"), "model", std::shared_ptr<Simple>()); }),
               "load_model: the scheduler is null");
 }
@@ -820,7 +820,7 @@ TEST_CASE("E39 invalid StaticHybrid configuration", "[errors]")
   Cfg lanes{{"cpu"}, {8}, {}, {}};
   lanes.gpu_lanes = -1;
   check_fatal(make(lanes),
-              "StaticHybridScheduler: gpu_lanes = -1 must be between 0 (the default, 2) and 16");
+              "StaticHybridScheduler: gpu_lanes = -1 must be between 0 (automatic) and 16");
 }
 
 TEST_CASE("E40 unknown device strings", "[errors]")

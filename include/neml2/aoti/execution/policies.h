@@ -212,11 +212,10 @@ public:
    * `scheduler->gpu_lanes()` per GPU, each with its own stream.
    *
    * The CPU worker's graphs use `cpu_threads()` intra-op threads (0: every core but one per GPU
-   * lane). A GPU lane copies pageable inputs into page-locked memory before the upload; without
-   * a CPU worker the lanes share the cores evenly for that copy, and `NEML2_STAGING_THREADS=N`
-   * sets their count in any case (beside a CPU worker they keep torch's count, which the CPU
-   * worker has set). As with at::set_num_threads anywhere, a thread that starts ATen work after
-   * a worker has set its count starts with that count.
+   * lane). A GPU lane copies pageable inputs into page-locked memory before the upload, with
+   * torch's intra-op thread count, or `NEML2_STAGING_THREADS=N` threads when that is set. (On
+   * an H200 host with 16 cores, lanes sharing the cores evenly staged 5-25% slower than lanes
+   * with every core each: doc/performance.md, bench/gpu_staging.)
    */
   explicit AsyncPolicy(std::shared_ptr<S> scheduler) : _scheduler(std::move(scheduler))
   {
@@ -226,17 +225,12 @@ public:
     const std::size_t lanes = _scheduler->gpu_lanes();
     const int cores = std::max(1, int(std::thread::hardware_concurrency()));
     int feeders = 0;
-    bool cpu = false;
     for (const auto & d : devices)
-    {
       feeders += d.is_cpu() ? 0 : int(lanes);
-      cpu = cpu || d.is_cpu();
-    }
     int cpu_threads = _scheduler->cpu_threads();
     if (cpu_threads == 0 && feeders > 0)
       cpu_threads = std::max(1, cores - feeders);
-    const int staging = int(detail::positive_from_env("NEML2_STAGING_THREADS")
-                                .value_or(cpu ? 0 : std::max(1, cores / std::max(1, feeders))));
+    const int staging = int(detail::positive_from_env("NEML2_STAGING_THREADS").value_or(0));
     _lanes.resize(devices.size());
     _next_lane.assign(devices.size(), 0);
     for (std::size_t i = 0; i < devices.size(); ++i)

@@ -36,7 +36,7 @@ public:
     int64_t batch_size = 0;     ///< points per chunk; 0 means no chunking
     int64_t capacity = 0; ///< points in flight under AsyncPolicy; 0: one chunk per worker lane,
                           ///< and at least two chunks
-    int gpu_lanes = 0;    ///< worker lanes of a GPU under AsyncPolicy; 0: the default (2)
+    int gpu_lanes = 0;    ///< worker lanes of a GPU under AsyncPolicy; 0: 4
   };
 
   /// @brief Validate @p config; errors name the class and the field.
