@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <c10/core/impl/VirtualGuardImpl.h>
+
 #include "neml2/aoti/detail/stats.h"
 
 namespace neml2_bench
@@ -31,6 +33,13 @@ seconds_of(const std::function<void()> & f)
   const auto t0 = std::chrono::steady_clock::now();
   f();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// Wait for all work on the first GPU.
+inline void
+sync_cuda()
+{
+  c10::impl::VirtualGuardImpl(at::kCUDA).synchronizeDevice(0);
 }
 
 /// Median time (detail::median) of @p repeat calls of @p f after @p warm untimed calls.

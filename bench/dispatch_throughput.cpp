@@ -21,6 +21,8 @@ using namespace neml2::aoti;
 
 namespace
 {
+using neml2_bench::sync_cuda;
+
 /// Median wall time of @p reps calls after one warm-up call, in seconds.
 double
 median_time(const std::function<void()> & f, int reps)
@@ -34,12 +36,6 @@ struct Row
   double value;
   std::string unit;
 };
-
-void
-sync_cuda()
-{
-  c10::impl::VirtualGuardImpl(at::kCUDA).synchronizeDevice(0);
-}
 } // namespace
 
 int

@@ -5,8 +5,8 @@
 // Rows: the serial pinned bound (H2D, then D2H, of the batch's bytes), the duplex bound (both
 // directions at once, on two streams), the batch already in pinned host memory, and a pageable
 // batch under AsyncPolicy<Simple>{cuda:0} over worker lanes per GPU x chunk size x staging
-// threads per lane ("auto": the cores not in use shared among the lanes; "all": every core in
-// every lane, as before the staging threads were sized), and uploads piece by piece
+// threads per lane ("torch": torch's intra-op count, the default; "shared": the cores shared
+// evenly among the lanes, NEML2_STAGING_THREADS = cores / lanes), and uploads piece by piece
 // (NEML2_STAGING_PIECE_BYTES). Needs a CUDA device.
 #include <algorithm>
 #include <cstdio>
@@ -27,11 +27,7 @@ using namespace neml2::aoti;
 
 namespace
 {
-void
-sync_cuda()
-{
-  c10::impl::VirtualGuardImpl(at::kCUDA).synchronizeDevice(0);
-}
+using neml2_bench::sync_cuda;
 
 /// Median seconds of 7 calls after one warm-up.
 double
@@ -124,23 +120,23 @@ main(int argc, char ** argv)
       });
   row("duplex bound (H2D and D2H at once)", 0, 0, "", t_duplex);
   const double t_pageable_copy = timed([&] { at::Tensor(h_out).copy_(pageable); });
-  row("pageable -> pinned host copy alone", 0, 0, "all", t_pageable_copy);
+  row("pageable -> pinned host copy alone", 0, 0, "torch", t_pageable_copy);
 
   const TensorMap in{{"strain", pageable}};
   const TensorMap in_pinned{{"strain", h_in}};
   for (const int lanes : {1, 2, 3, 4})
     for (const int64_t parts : {8, 16, 32, 64})
-      for (const char * staging : {"auto", "all"})
+      for (const char * staging : {"torch", "shared"})
       {
-        if (std::string(staging) == "all")
-          setenv("NEML2_STAGING_THREADS", std::to_string(cores).c_str(), 1);
+        if (std::string(staging) == "shared")
+          setenv("NEML2_STAGING_THREADS", std::to_string(std::max(1u, cores / lanes)).c_str(), 1);
         else
           unsetenv("NEML2_STAGING_THREADS");
         Simple::Config cfg{"cuda:0", B / parts, 0, lanes};
         DispatchedModel<AsyncPolicy<Simple>> m(stub, "model", std::make_shared<Simple>(cfg));
         row("pageable batch, AsyncPolicy<Simple>", lanes, B / parts, staging,
             timed([&] { m.forward(in); }));
-        if (parts == 16 && std::string(staging) == "auto")
+        if (parts == 16 && std::string(staging) == "torch")
           row("pinned batch, AsyncPolicy<Simple>", lanes, B / parts, staging,
               timed([&] { m.forward(in_pinned); }));
       }
@@ -155,7 +151,7 @@ main(int argc, char ** argv)
         DispatchedModel<AsyncPolicy<Simple>> m(
             stub, "model", std::make_shared<Simple>(Simple::Config{"cuda:0", B / parts, 0, lanes}));
         row(std::string("pageable, pieces of ") + (piece[0] == '1' ? "1" : "4") + " MiB", lanes,
-            B / parts, "auto", timed([&] { m.forward(in); }));
+            B / parts, "torch", timed([&] { m.forward(in); }));
       }
   }
   unsetenv("NEML2_STAGING_PIECE_BYTES");
