@@ -146,7 +146,10 @@ main(int argc, char ** argv)
         stub, "model", std::make_shared<Simple>(Simple::Config{"cuda:0", B / 16}));
     const double t_async = median_time([&] { async16.forward(in); }, 7);
     add("P3", "CPU batch via GPU, SyncPolicy<Simple>{cuda:0, B/16}", mpts / t_sync, "Mpts/s");
-    add("P3", "CPU batch via GPU, AsyncPolicy<Simple>{cuda:0, B/16}", mpts / t_async, "Mpts/s");
+    add("P3",
+        "CPU batch via GPU, AsyncPolicy<Simple>{cuda:0, B/16}, " +
+            std::to_string(async16.policy().scheduler().gpu_lanes()) + " lanes",
+        mpts / t_async, "Mpts/s");
     const TensorMap in_pinned{{"strain", h_in}};
     const double t_async_pinned = median_time([&] { async16.forward(in_pinned); }, 7);
     add("P3", "same, batch already in pinned host memory", mpts / t_async_pinned, "Mpts/s");
