@@ -187,9 +187,10 @@ TEMPLATE_TEST_CASE("the policies report each dispatch and every completed chunk"
   CHECK(spy->done.size() <= 1);
 }
 
-TEST_CASE("AsyncPolicy refuses a scheduler that assigns nothing to idle devices", "[adaptive]")
+TEMPLATE_TEST_CASE("a policy refuses a scheduler that assigns nothing to idle devices",
+                   "[adaptive]", SyncPolicy<Idle>, AsyncPolicy<Idle>)
 {
-  AsyncPolicy<Idle> policy(std::make_shared<Idle>());
+  TestType policy(std::make_shared<Idle>());
   CHECK_THAT(
       fatal_message([&] { policy.execute(5, [](std::size_t, std::size_t, int64_t, int64_t) {}); }),
       Catch::Matchers::ContainsSubstring("no chunk assigned with 5 points left"));
