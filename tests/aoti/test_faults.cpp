@@ -444,7 +444,8 @@ class FailingNext : public Simple
 public:
   explicit FailingNext(const Simple::Config & cfg) : Simple(cfg) {}
   std::string name() const override { return "FailingNext"; }
-  std::optional<Assignment> next(const std::vector<int64_t> & load, int64_t remaining) const
+  std::optional<Assignment> next(const std::vector<int64_t> & load,
+                                 int64_t remaining) const override
   {
     if (++calls == 3)
       throw std::runtime_error("next() failed on purpose");

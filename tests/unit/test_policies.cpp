@@ -84,7 +84,8 @@ struct Wrong : Simple
 {
   Wrong() : Simple(Simple::Config{"cpu", 4}) {}
   std::string name() const override { return "Wrong"; }
-  std::optional<Assignment> next(const std::vector<int64_t> & load, int64_t remaining) const
+  std::optional<Assignment> next(const std::vector<int64_t> & load,
+                                 int64_t remaining) const override
   {
     if (kind.empty() || ++calls == 1)
       return Simple::next(load, remaining);
