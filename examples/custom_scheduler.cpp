@@ -58,7 +58,8 @@ public:
   }
 
   // A batch too small to split runs whole on the first device.
-  std::optional<std::size_t> short_circuit(int64_t batch) const override
+  std::optional<std::size_t> short_circuit(std::uint64_t, int64_t batch,
+                                           const at::Device &) const override
   {
     return batch <= _min_chunk ? std::optional<std::size_t>(0) : std::nullopt;
   }

@@ -35,7 +35,8 @@ public:
     return Assignment{std::size_t(_handed++) % _devices.size(), size};
   }
   void observe(const Completion & c) const noexcept override { _observed += c.size; }
-  std::optional<std::size_t> short_circuit(int64_t batch) const override
+  std::optional<std::size_t> short_circuit(std::uint64_t, int64_t batch,
+                                           const at::Device &) const override
   {
     return batch <= _whole ? std::optional<std::size_t>(0) : std::nullopt;
   }
@@ -48,6 +49,15 @@ private:
 };
 
 static_assert(check_scheduler<EvenSplit>());
+
+/// The one-argument short_circuit of old: it would hide the base's and never be called,
+/// which check_scheduler refuses (concept.h).
+struct OldShortCircuit
+{
+  std::optional<std::size_t> short_circuit(int64_t) const { return 0; }
+};
+static_assert(neml2::aoti::detail::has_old_short_circuit<OldShortCircuit>::value);
+static_assert(!neml2::aoti::detail::has_old_short_circuit<EvenSplit>::value);
 static_assert(std::is_same_v<default_policy_t<EvenSplit>, AsyncPolicy<EvenSplit>>,
               "a scheduler that does not say gets AsyncPolicy");
 

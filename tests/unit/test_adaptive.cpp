@@ -324,6 +324,121 @@ TEST_CASE("a lone CPU whose large chunks leave the cache gets chunks that stay i
   CHECK(eff >= 0.9);
 }
 
+TEST_CASE("a batch that runs faster as one direct call than spread short-circuits to it",
+          "[adaptive][sim]")
+{
+  // CPU + GPU, memory bound, and a CPU chunk's hand-off to its worker costs 150 us (as on a
+  // host whose GPU lanes stage beside the CPU worker): 16384 points take one direct call
+  // about 36 us, any spread dispatch more; 10^7 points take the CPU alone 10 ms, spread 7.
+  auto devices = sim::profiles::hybrid(1, false);
+  devices[0].handoff = 150e-6;
+  sim::Simulator s(devices, 3);
+  const AdaptiveHybrid a = adaptive_for(s);
+  const at::Device host(at::kCPU), gpu("cuda:0");
+  const int64_t small = 16384, large = 10000000;
+  CHECK_FALSE(a.short_circuit(1, small, host)); // nothing measured yet: spread, and learn
+  std::vector<sim::Run> few, many;
+  for (int call = 0; call < 12; ++call)
+  {
+    few.push_back(s.run(a, small));
+    many.push_back(s.run(a, large));
+  }
+  const auto count_whole = [](const std::vector<sim::Run> & runs)
+  { return std::count_if(runs.begin(), runs.end(), [](const sim::Run & r) { return r.whole; }); };
+  // The small batch: timed both ways, then direct for good, one chunk on the CPU, faster.
+  for (std::size_t call = 8; call < few.size(); ++call)
+  {
+    CHECK(few[call].whole);
+    CHECK(few[call].chunks.size() == 1);
+    CHECK(few[call].points[0] == small);
+  }
+  std::vector<double> spread;
+  for (const auto & r : few)
+    if (!r.whole)
+      spread.push_back(r.seconds);
+  CHECK(few.back().seconds < 0.5 * spread.back());
+  CHECK(a.short_circuit(1, small, host) == std::optional<std::size_t>(0));
+  // The large one: one direct call tried (more than 1.25 times as slow), then spread.
+  CHECK(count_whole(many) == 1);
+  CHECK_FALSE(many.back().whole);
+  CHECK_FALSE(a.short_circuit(1, large, host));
+  CHECK_FALSE(a.short_circuit(2, small, host)); // another client timed nothing
+
+  // Inputs on the GPU: a direct call there copies nothing, whatever was timed.
+  CHECK(a.short_circuit(1, small, gpu) == std::optional<std::size_t>(1));
+  const sim::Run on_gpu = s.run(a, small, 1, gpu);
+  CHECK(on_gpu.whole);
+  CHECK(on_gpu.points[1] == small);
+  CHECK(on_gpu.seconds == Approx(devices[1].direct_seconds(small)).epsilon(0.05));
+  CHECK_FALSE(a.short_circuit(1, small, at::Device("cuda:1"))); // not one of its devices
+
+  a.forget();
+  CHECK_FALSE(a.short_circuit(1, small, host));
+
+  // One the CPU's fitted cost puts far above spreading is not tried: compute bound, 10^6
+  // points take the CPU alone 0.1 s, spread (mostly on the GPU) a few ms.
+  sim::Simulator g(sim::profiles::hybrid(1, true), 3);
+  const AdaptiveHybrid b = adaptive_for(g);
+  std::vector<sim::Run> slow;
+  for (int call = 0; call < 12; ++call)
+    slow.push_back(g.run(b, 1000000));
+  CHECK(count_whole(slow) == 0);
+  CHECK_FALSE(b.short_circuit(1, 1000000, host));
+
+  // Bounds: no direct call above a device's chunk or memory bound.
+  AdaptiveHybrid::Config cfg;
+  cfg.max_chunks = {4096, 4096};
+  const AdaptiveHybrid c = adaptive_for(s, cfg);
+  std::vector<sim::Run> bounded;
+  for (int call = 0; call < 12; ++call)
+    bounded.push_back(s.run(c, small));
+  CHECK(count_whole(bounded) == 0);
+  CHECK_FALSE(c.short_circuit(1, small, gpu));
+
+  // A lone device runs a batch whole up to its chunk bound, wherever the inputs are.
+  AdaptiveHybrid::Config one;
+  one.devices = {"cpu"};
+  const AdaptiveHybrid lone(one);
+  CHECK(lone.short_circuit(7, AdaptiveHybrid::lone_whole, host) == std::optional<std::size_t>(0));
+  CHECK_FALSE(lone.short_circuit(7, AdaptiveHybrid::lone_whole + 1, host));
+}
+
+TEST_CASE("a direct call is kept when the median of its trials beats spreading", "[adaptive]")
+{
+  namespace ad = neml2::aoti::detail::adaptive;
+  using ad::WholeTrial;
+  WholeTrial t;
+  CHECK_FALSE(take_direct(t));
+  record_direct(t, 1e-6); // not a trial: spreading was not timed yet
+  CHECK(t.direct.empty());
+  for (const double x : {9e-3, 10e-3, 11e-3, 10e-3})
+    record_spread(t, x);
+  CHECK(t.spread.size() == ad::spread_samples);
+  consider(t, 40e-3);    // the fit: 4 times the spread dispatches, worth a trial
+  CHECK(take_direct(t)); // a trial
+  record_direct(t, 9e-3);
+  record_direct(t, 30e-3); // one slow call does not decide
+  CHECK(t.choice == WholeTrial::Choice::undecided);
+  record_direct(t, 9.5e-3);
+  CHECK(t.choice == WholeTrial::Choice::direct); // median 9.5 ms < 10.5 ms
+  CHECK(take_direct(t));
+  record_direct(t, 1.0); // decided: later calls change nothing
+  CHECK(t.choice == WholeTrial::Choice::direct);
+
+  WholeTrial u;
+  for (const double x : {1e-3, 1e-3, 1e-3})
+    record_spread(u, x);
+  record_direct(u, 1.3e-3); // more than 1.25 times as slow: spread at once
+  CHECK(u.choice == WholeTrial::Choice::spread);
+  CHECK_FALSE(take_direct(u));
+
+  WholeTrial v;
+  for (const double x : {1e-3, 1e-3, 1e-3})
+    record_spread(v, x);
+  consider(v, 6e-3); // the fit: 6 times longer, not worth a trial
+  CHECK(v.choice == WholeTrial::Choice::spread);
+}
+
 TEST_CASE("adaptive scheduling is deterministic given the same measurements", "[adaptive][sim]")
 {
   const auto trace = []
@@ -352,18 +467,20 @@ TEST_CASE("adaptive balance: 1 CPU + 1..8 skewed GPUs reach 0.95 of the sum of t
       sim::Simulator s(sim::profiles::hybrid(gpus, compute), 42);
       const AdaptiveHybrid a = adaptive_for(s);
       std::vector<double> eff;
-      for (int call = 0; call < 8; ++call)
+      for (int call = 0; call < 10; ++call)
         eff.push_back(efficiency(s, s.run(a, batch)));
-      std::vector<double> steady(eff.begin() + 3, eff.end());
+      std::vector<double> steady(eff.begin() + 5, eff.end());
       std::sort(steady.begin(), steady.end());
       INFO((compute ? "compute" : "memory")
            << " bound, " << gpus << " GPUs: first call " << eff[0] << ", second " << eff[1]
-           << ", third " << eff[2] << ", calls 4..8 from " << steady.front() << " to "
+           << ", third " << eff[2] << ", calls 6..10 from " << steady.front() << " to "
            << steady.back());
       INFO("bound of any scheduler: " << double(batch) / s.balanced_seconds(batch) /
                                              s.sum_of_alone_throughputs(batch));
       // The first call pays each GPU's 50 ms warm-up and the next ones probe and
-      // grow the chunks; from the fourth call on, balanced (1% noise per chunk).
+      // grow the chunks; the fourth or fifth may be a trial of one direct call on the
+      // CPU (whole.h: its fit puts it within 5 times the spread time); from the sixth
+      // call on, balanced (1% noise per chunk).
       CHECK(eff[1] >= 0.7);
       CHECK(steady[steady.size() / 2] >= 0.95);
       CHECK(steady.front() >= 0.93);
@@ -395,7 +512,7 @@ TEST_CASE("adaptive matches or beats the best static configuration in the simula
                              efficiency(s, s.run(on_virtual(sweep.for_chunk_seconds(tau)), batch)));
     const AdaptiveHybrid a = adaptive_for(s);
     double adaptive = 0;
-    for (int call = 0; call < 4; ++call)
+    for (int call = 0; call < 8; ++call) // learning, with one trial of a direct call
       adaptive = efficiency(s, s.run(a, batch));
     INFO(gpus << " GPUs: adaptive " << adaptive << ", best static " << best_static);
     CHECK(adaptive >= best_static - 0.01);

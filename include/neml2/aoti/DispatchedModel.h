@@ -1,6 +1,7 @@
 // DispatchedModel: chunk a batch, run the chunks on the scheduler's devices, stitch the results.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -194,12 +195,13 @@ private:
   {
     const Meta & m = meta();
     detail::check_parameter_names(m, _s->master);
+    const std::optional<at::Device> any_device; // the master map may be on any device
     for (std::size_t i = 0; i < _s->models.size(); ++i)
     {
       Model & model = *_s->models[i];
       for (const auto & spec : m.parameters)
       {
-        const at::Tensor & t = detail::checked_parameter(m, _s->master, spec, std::nullopt);
+        const at::Tensor & t = detail::checked_parameter(m, _s->master, spec, any_device);
         const std::pair<const void *, int64_t> key{t.unsafeGetTensorImpl(),
                                                    t.is_inference() ? -1 : t._version()};
         auto & last = _s->synced[i][spec.name];
@@ -304,12 +306,17 @@ private:
             const auto & sched = _s->policy->scheduler();
             if (call.batch == 0)
               return detail::finish(call, detail::empty_returns(m, call));
-            const auto whole = sched.short_circuit(call.batch);
+            const std::uint64_t client = _s->policy->client();
+            const auto whole = sched.short_circuit(client, call.batch, call.device);
             if (whole && *whole < _s->models.size() && _s->models[*whole]->device() == call.device)
             {
               _s->info.short_circuit = true;
               const Model & model = *_s->models[*whole];
-              return detail::finish(call, run_chunk(model, call, 0, 0, call.batch, nullptr));
+              const auto start = std::chrono::steady_clock::now();
+              auto out = run_chunk(model, call, 0, 0, call.batch, nullptr);
+              const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+              sched.observe_whole(client, call.batch, *whole, took.count());
+              return detail::finish(call, std::move(out));
             }
             bool gpu = false;
             for (const auto & model : _s->models)

@@ -23,6 +23,7 @@
 #include "neml2/aoti/schedulers/adaptive/history.h"
 #include "neml2/aoti/schedulers/adaptive/planner.h"
 #include "neml2/aoti/schedulers/adaptive/session.h"
+#include "neml2/aoti/schedulers/adaptive/whole.h"
 
 namespace neml2::aoti
 {
@@ -117,6 +118,28 @@ public:
   void observe(const Completion & chunk) const noexcept override;
 
   /**
+   * @brief The device that should run a batch of @p batch points of @p client whole, as one
+   * direct call, with its inputs on @p inputs; else nothing (the batch is spread).
+   *
+   * A lone device runs a batch whole up to its chunk bound (lone_whole without bounds).
+   * Over several devices, only the device that holds the inputs can take the batch whole,
+   * within its bounds (max_chunks, memory_limits). A GPU that holds them does so at once: a
+   * direct call copies nothing, while spreading would copy the other devices' shares off
+   * it. With the inputs on the CPU, both ways are timed per client and batch size: once
+   * every device is measured, three spread dispatches, then direct calls (one, when it was
+   * more than 1.25 times as slow; else three), and the faster by the medians is kept until
+   * forget() (detail::adaptive::WholeTrial). The direct call is often far faster for the
+   * batches that fit the CPU's caches: it pays no hand-off to a worker, no stitching, and
+   * it does not run beside a GPU lane's staging copies.
+   */
+  std::optional<std::size_t> short_circuit(std::uint64_t client, int64_t batch,
+                                           const at::Device & inputs) const override;
+
+  /// @copydoc Scheduler::observe_whole
+  void observe_whole(std::uint64_t client, int64_t batch, std::size_t device,
+                     double seconds) const noexcept override;
+
+  /**
    * @brief What was learned about @p device for the dispatches of @p client with
    * @p batch points (nothing before the first measurement).
    */
@@ -139,6 +162,7 @@ private:
 
   Config _config;
   detail::adaptive::Planner _planner;
+  std::vector<int64_t> _whole_limit; // per device: the most points of a direct call
   mutable std::mutex _mutex;
   mutable detail::adaptive::HistoryTable _history;
   mutable Sessions _sessions;
@@ -175,17 +199,18 @@ inline AdaptiveHybrid::AdaptiveHybrid(Config config)
   if (_config.cpu_threads < 0)
     throw FatalError(cls + "cpu_threads = " + std::to_string(_config.cpu_threads) +
                      " must be >= 0 (0: automatic)");
-  // The base fields describe the bounds. DispatchedModel's short circuit reads
-  // batch_sizes: a batch that fits one chunk of a lone device runs whole. Without
-  // a bound, that is up to lone_whole points: a larger batch on a lone CPU still
-  // gets its chunks sized (a memory-bound model runs faster in chunks that stay
-  // in cache), a smaller one pays no hand-off to a worker.
+  // The base fields describe the bounds. The base's short circuit, used for a lone
+  // device, reads batch_sizes: a batch that fits one chunk runs whole. Without a
+  // bound, that is up to lone_whole points: a larger batch on a lone CPU still gets
+  // its chunks sized (a memory-bound model runs faster in chunks that stay in
+  // cache), a smaller one pays no hand-off to a worker.
   constexpr int64_t none = std::numeric_limits<int64_t>::max();
   for (std::size_t i = 0; i < n; ++i)
   {
     const int64_t m = memory[i] > 0 ? memory[i] : none;
     const int64_t c = std::min(max_chunk[i] > 0 ? max_chunk[i] : none, m);
     _batch_sizes.push_back(c == none ? std::max(lone_whole, _config.min_chunk) : c);
+    _whole_limit.push_back(c);
     _capacities.push_back(m);
     _priorities.push_back(0);
   }
@@ -248,6 +273,55 @@ AdaptiveHybrid::observe(const Completion & chunk) const noexcept
       detail::adaptive::finish(s);
       _sessions.erase(it);
     }
+  }
+  catch (...)
+  {
+  }
+}
+
+inline std::optional<std::size_t>
+AdaptiveHybrid::short_circuit(std::uint64_t client, int64_t batch, const at::Device & inputs) const
+{
+  if (_devices.size() == 1)
+    return Scheduler::short_circuit(client, batch, inputs);
+  std::size_t d = 0;
+  while (d < _devices.size() && _devices[d] != inputs)
+    ++d;
+  if (d == _devices.size() || batch > _whole_limit[d])
+    return std::nullopt;
+  if (!inputs.is_cpu())
+    return d;
+  try
+  {
+    const std::lock_guard<std::mutex> lock(_mutex);
+    const auto entry = _history.find(client, batch);
+    if (!entry)
+      return std::nullopt;
+    detail::adaptive::WholeTrial & t = entry->whole[d];
+    const auto & h = entry->devices[d].window;
+    if (!h.empty() && t.choice == detail::adaptive::WholeTrial::Choice::undecided &&
+        t.direct.empty())
+      detail::adaptive::consider(
+          t, detail::adaptive::robust_fit(detail::adaptive::usable(h, {})).seconds_per_point *
+                 double(batch));
+    return detail::adaptive::take_direct(t) ? std::optional<std::size_t>(d) : std::nullopt;
+  }
+  catch (...)
+  {
+    return std::nullopt; // out of memory in the bookkeeping: spread the batch
+  }
+}
+
+inline void
+AdaptiveHybrid::observe_whole(std::uint64_t client, int64_t batch, std::size_t device,
+                              double seconds) const noexcept
+{
+  try
+  {
+    const std::lock_guard<std::mutex> lock(_mutex);
+    const auto entry = _history.find(client, batch);
+    if (entry && device < entry->whole.size() && _devices[device].is_cpu())
+      detail::adaptive::record_direct(entry->whole[device], seconds);
   }
   catch (...)
   {

@@ -96,6 +96,15 @@ public:
 
   /// @brief A chunk of the current dispatch completed without error. Must not throw.
   virtual void observe(const Completion & /*chunk*/) const noexcept {}
+  /**
+   * @brief A batch of @p batch points of @p client that short_circuit() named @p device for
+   * ran whole as one direct call, in @p seconds of wall time on the calling thread (on a
+   * GPU, kernels may still run when the call returns). Must not throw.
+   */
+  virtual void observe_whole(std::uint64_t /*client*/, int64_t /*batch*/, std::size_t /*device*/,
+                             double /*seconds*/) const noexcept
+  {
+  }
 
   /**
    * @brief Greedy choice: the highest-priority device with load + chunk <= capacity.
@@ -118,10 +127,13 @@ public:
   /**
    * @brief The device that should run a whole batch of @p batch points as one direct
    * call, if any: no slicing, and no copy when the inputs are on that device already
-   * (DispatchedModel short-circuits only then). This one answers for a lone device
-   * whose chunk holds the batch (or that does not chunk).
+   * (DispatchedModel short-circuits only then). The first argument is the client, as
+   * in begin(): a learning scheduler answers from what it learned for that client; the
+   * third is the device that holds the inputs. This one answers for a lone device whose
+   * chunk holds the batch (or that does not chunk), wherever the inputs are.
    */
-  virtual std::optional<std::size_t> short_circuit(int64_t batch) const
+  virtual std::optional<std::size_t> short_circuit(std::uint64_t /*client*/, int64_t batch,
+                                                   const at::Device & /*inputs*/) const
   {
     if (_devices.size() != 1 || _batch_sizes.empty())
       return std::nullopt;

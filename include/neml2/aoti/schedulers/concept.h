@@ -23,9 +23,12 @@ namespace neml2::aoti
  *   or nothing while every device is full; the base's is a greedy choice by priority;
  * - `begin(client, batch)` and `observe(completion)` (noexcept) are told when a
  *   dispatch begins and when each chunk completed, for schedulers that learn;
- * - `short_circuit(batch)` names the device, if any, that should run a whole batch
- *   of that size as one direct call (no slicing, no copy when the inputs are already
- *   there); the base's does so for a lone device whose chunk holds the batch;
+ * - `short_circuit(client, batch, inputs)` names the device, if any, that should run a
+ *   whole batch of that size, with its inputs on device `inputs`, as one direct call (no
+ *   slicing, no copy: DispatchedModel takes it only when the inputs are on that device);
+ *   the base's does so for a lone device whose chunk holds the batch, AdaptiveHybrid for
+ *   a batch it timed to run faster so; `observe_whole(client, batch, device, seconds)`
+ *   (noexcept) is told how long such a direct call took;
  * - it may declare `static constexpr bool asynchronous`: whether its devices run at
  *   once (AsyncPolicy) or one chunk at a time on the calling thread (SyncPolicy).
  *   Without it, `load_model` gives it AsyncPolicy, which runs any scheduler.
@@ -47,6 +50,17 @@ struct has_next<S, std::enable_if_t<
                        std::is_same_v<decltype(std::declval<const S &>().next(
                                           std::declval<const std::vector<int64_t> &>(), int64_t{})),
                                       std::optional<Assignment>>>> : std::true_type
+{
+};
+
+// A short_circuit(batch) of one argument, the form before the client was passed: it
+// would hide the base's and never be called.
+template <class S, class = void> struct has_old_short_circuit : std::false_type
+{
+};
+template <class S>
+struct has_old_short_circuit<
+    S, std::void_t<decltype(std::declval<const S &>().short_circuit(int64_t{}))>> : std::true_type
 {
 };
 
@@ -90,6 +104,10 @@ check_scheduler()
                   "neml2::aoti: a scheduler's next(load, remaining) must be a const member "
                   "taking (const std::vector<int64_t> &, int64_t) and returning "
                   "std::optional<Assignment>");
+    static_assert(!detail::has_old_short_circuit<S>::value,
+                  "neml2::aoti: a scheduler's short_circuit takes (std::uint64_t client, "
+                  "int64_t batch, const at::Device & inputs) and overrides Scheduler's; "
+                  "short_circuit(batch) is never called");
   }
   return is_scheduler_v<S>;
 }

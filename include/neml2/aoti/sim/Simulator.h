@@ -20,10 +20,11 @@ namespace neml2::aoti::sim
 /**
  * @brief A simulated device: what one chunk of n points costs.
  *
- * Alone on the device, a chunk takes
- * `latency + transfer_latency + max(n, knee) * seconds_per_point + n * transfer_seconds_per_point`:
- * a fixed cost per call, a device that is not full below `knee` points, and
- * copies that grow with the chunk; above `cache_points` the compute costs
+ * Alone on the device, a chunk takes `latency + handoff + transfer_latency + max(n, knee) *
+ * seconds_per_point + n * transfer_seconds_per_point`: a fixed cost per call, the hand-off
+ * to a worker lane, a device that is not full below `knee` points, and copies that grow
+ * with the chunk (a direct call on inputs the device holds pays neither the hand-off nor
+ * the copies: direct_seconds); above `cache_points` the compute costs
  * `cache_penalty` times more per point (the chunk no longer stays in cache). Chunks run on `lanes`
  * worker lanes (as AsyncPolicy gives a GPU two); when k lanes are busy, the device does `1 +
  * (lane_speedup - 1) (k - 1) / (lanes - 1)` times the work of one lane (copies overlapping
@@ -44,6 +45,7 @@ struct Device
 {
   std::string name = "cpu";     ///< for reports, e.g. "cpu" or "cuda:0"
   double latency = 0;           ///< seconds per chunk: launch and synchronisation
+  double handoff = 0;           ///< seconds per chunk for the hand-off to a worker lane
   double seconds_per_point = 0; ///< compute seconds per point on a full device
   int64_t knee = 0;             ///< points below which a chunk costs as much as knee points
   double transfer_latency = 0;  ///< seconds per chunk for the copies (0 on the CPU)
@@ -61,8 +63,16 @@ struct Device
   double seconds(int64_t n) const
   {
     const double cache = cache_points > 0 && n > cache_points ? cache_penalty : 1;
-    return latency + transfer_latency + double(std::max(n, knee)) * seconds_per_point * cache +
+    return latency + handoff + transfer_latency +
+           double(std::max(n, knee)) * seconds_per_point * cache +
            double(n) * transfer_seconds_per_point;
+  }
+
+  /// @brief One direct call on @p n points the device holds: no hand-off, no copies.
+  double direct_seconds(int64_t n) const
+  {
+    const double cache = cache_points > 0 && n > cache_points ? cache_penalty : 1;
+    return latency + double(std::max(n, knee)) * seconds_per_point * cache;
   }
 
   /// @brief The device's work rate with @p k chunks running, relative to one lane.
@@ -95,6 +105,7 @@ struct Run
   std::vector<int64_t> points;    ///< points run per device
   std::vector<int64_t> peak_load; ///< most points in flight per device
   std::vector<double> finished;   ///< when each device ran its last chunk (0: none)
+  bool whole = false;             ///< the scheduler short-circuited: one direct call, one chunk
 
   /// @brief Points per virtual second.
   double throughput() const { return seconds > 0 ? double(batch) / seconds : 0; }
@@ -103,7 +114,10 @@ struct Run
 /**
  * @brief Runs schedulers against simulated devices in virtual time.
  *
- * It drives a scheduler through AsyncPolicy's own loop (execution/dispatch_loop.h):
+ * First, as DispatchedModel does, it asks the scheduler's short_circuit() with the device
+ * that holds the inputs: when that names the device, the batch runs as one direct call
+ * (Device::direct_seconds) and observe_whole() is told its time. Else it drives the
+ * scheduler through AsyncPolicy's own loop (execution/dispatch_loop.h):
  * `begin`, then `next` until it declines or the batch is assigned, then the
  * earliest completion is reported through `observe` and the loop repeats; only
  * the clock (virtual) and the workers (simulated lanes) differ. Chunks go
@@ -151,10 +165,13 @@ public:
    * @param scheduler the scheduler under test; its devices must match devices() in number
    * @param batch points in the whole dispatch
    * @param client the id passed to Scheduler::begin (as one execution policy would)
+   * @param inputs the device that holds the inputs (the host, by default)
    * @throws FatalError when the scheduler assigns a device it does not have, an
    *         empty or oversized chunk, or nothing while every device is idle
    */
-  template <class S> Run run(const S & scheduler, int64_t batch, std::uint64_t client = 1)
+  template <class S>
+  Run run(const S & scheduler, int64_t batch, std::uint64_t client = 1,
+          const at::Device & inputs = at::Device(at::kCPU))
   {
     const std::size_t n = scheduler.devices().size();
     if (n != _devices.size())
@@ -165,6 +182,19 @@ public:
     run.points.assign(n, 0);
     run.peak_load.assign(n, 0);
     run.finished.assign(n, 0);
+    const auto whole = batch > 0 ? scheduler.short_circuit(client, batch, inputs) : std::nullopt;
+    if (whole && *whole < n && scheduler.devices()[*whole] == inputs)
+    {
+      const std::size_t d = *whole;
+      bool outlier = false;
+      const double t = noisy(d, _devices[d].direct_seconds(batch), outlier);
+      run.whole = true;
+      run.chunks.push_back({d, 0, batch, 0, t, outlier});
+      run.points[d] = run.peak_load[d] = batch;
+      run.finished[d] = run.seconds = t;
+      scheduler.observe_whole(client, batch, d, t);
+      return run;
+    }
     Backend backend(*this, run);
     detail::dispatch(scheduler, client, batch, backend);
     run.seconds = backend.now();
@@ -332,8 +362,12 @@ private:
   /// Seconds a chunk of @p size needs at one lane's rate, with noise, outliers and warm-up.
   double cost(std::size_t d, int64_t size, bool & outlier)
   {
+    return noisy(d, _devices[d].seconds(size), outlier);
+  }
+  /// @p t with device @p d's noise, outliers and warm-up.
+  double noisy(std::size_t d, double t, bool & outlier)
+  {
     const Device & dev = _devices[d];
-    double t = dev.seconds(size);
     if (dev.noise > 0)
       t *= 1 + dev.noise * (2 * uniform() - 1);
     outlier = dev.outlier_rate > 0 && uniform() < dev.outlier_rate;

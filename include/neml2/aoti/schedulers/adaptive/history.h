@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "neml2/aoti/schedulers/adaptive/whole.h"
+
 namespace neml2::aoti::detail::adaptive
 {
 /// Samples kept per device and entry (the most recent ones).
@@ -44,6 +46,8 @@ struct Entry
 {
   std::vector<History> devices; ///< in the scheduler's device order
   std::uint64_t used = 0;       ///< when last used, in HistoryTable::acquire() calls
+  /// Per device: the trial of a direct call against spreading, for inputs on that device.
+  std::vector<WholeTrial> whole;
 };
 
 /**
@@ -63,6 +67,8 @@ public:
   std::shared_ptr<Entry> acquire(std::uint64_t client, int64_t batch);
   /// The entry of (@p client, @p batch), or nullptr; does not mark it used.
   std::shared_ptr<const Entry> find(std::uint64_t client, int64_t batch) const;
+  /// @copydoc find
+  std::shared_ptr<Entry> find(std::uint64_t client, int64_t batch);
 
   /// Number of entries.
   std::size_t size() const { return _entries.size(); }
@@ -97,6 +103,13 @@ HistoryTable::find(std::uint64_t client, int64_t batch) const
 }
 
 inline std::shared_ptr<Entry>
+HistoryTable::find(std::uint64_t client, int64_t batch)
+{
+  const auto it = _entries.find({client, batch});
+  return it == _entries.end() ? nullptr : it->second;
+}
+
+inline std::shared_ptr<Entry>
 HistoryTable::entry_for(std::uint64_t client, int64_t batch)
 {
   const auto key = std::make_pair(client, batch);
@@ -105,6 +118,7 @@ HistoryTable::entry_for(std::uint64_t client, int64_t batch)
     return it->second;
   auto e = std::make_shared<Entry>();
   e->devices.resize(_devices);
+  e->whole.resize(_devices); // timed per batch size: not taken from the nearest entry
   double best = std::numeric_limits<double>::infinity();
   for (const auto & [k, other] : _entries)
   {

@@ -58,6 +58,18 @@ public:
                                    int64_t remaining) const;
 
 private:
+  /// What the plan is made from: per device its costs, when it is ready for more, its floor.
+  struct Outlook
+  {
+    std::vector<CostEstimate> cost; ///< the fit; a device still probed: the fastest one's
+    std::vector<double> ready;      ///< free of its work, plus its next round's fixed costs
+    std::vector<double> least;      ///< no chunk below: pays its fixed cost, above the knee
+    std::vector<std::size_t> order; ///< devices by ready time
+  };
+
+  /// The outlook of session @p s, a device still probed taking the costs of @p fastest.
+  Outlook outlook(const Session & s, const CostEstimate & fastest) const;
+
   /**
    * The plan, remade after each measurement: the common finish time T of the
    * points left (sum_d (T - ready_d) / per_point_d = remaining over the devices
@@ -67,10 +79,7 @@ private:
    * (at the end of a batch, a fast device with a large fixed cost takes the rest
    * rather than leave it to a slow one).
    */
-  template <class Ready>
-  void make_plan(Session & s, const std::vector<std::size_t> & order,
-                 const std::vector<CostEstimate> & cost, const std::vector<double> & least,
-                 const Ready & ready, int64_t remaining) const;
+  void make_plan(Session & s, const Outlook & o, int64_t remaining) const;
 
   /// Chunks per round on device @p d: its lanes as measured; two until two chunks
   /// have been in flight at once (one chunk per round could never reveal a second lane).
@@ -175,56 +184,24 @@ Planner::decide(Session & s, const std::vector<int64_t> & load, int64_t remainin
   if (!fastest)
     return any_in_flight ? std::nullopt : fallback(s, cap, remaining);
 
-  // When each device is free of the work it has, by the current fits (a device
-  // still probed is assumed as fast as the fastest one: that only shrinks the others' shares).
-  std::vector<CostEstimate> cost(n);
-  std::vector<double> free_at(n);
-  for (std::size_t d = 0; d < n; ++d)
-  {
-    const Track & l = s.devices[d];
-    cost[d] = l.known ? l.fit : *fastest;
-    const double work = cost[d].overhead * double(l.busy_chunks) +
-                        cost[d].seconds_per_point * double(l.busy_points);
-    free_at[d] = l.flights.empty() ? s.now : s.now + std::max(0.0, work - (s.now - l.busy_start));
-  }
-
-  std::vector<std::size_t> order(n);
-  for (std::size_t d = 0; d < n; ++d)
-    order[d] = d;
-  // Ready to take more: free, plus the fixed costs of the chunks of its next
-  // round (or of what is left of the current one).
-  const auto ready = [&](std::size_t d)
-  {
-    const Track & l = s.devices[d];
-    const int pieces = l.round_left > 0 ? l.round_left : lanes(s, d);
-    return free_at[d] + cost[d].overhead * double(pieces);
-  };
-  std::sort(order.begin(), order.end(),
-            [&](std::size_t a, std::size_t b) { return ready(a) < ready(b); });
-
-  // No chunk below the size that pays for its own fixed cost, or below the knee.
-  std::vector<double> least(n);
-  for (std::size_t d = 0; d < n; ++d)
-    least[d] = std::max({double(_min_chunk), double(s.devices[d].knee),
-                         cost[d].overhead / cost[d].seconds_per_point});
-
   // Between measurements chunks follow the plan, so that a device served
   // late is not squeezed by the rounding of those served first.
+  const Outlook o = outlook(s, *fastest);
   if (s.replan)
-    make_plan(s, order, cost, least, ready, remaining);
+    make_plan(s, o, remaining);
 
   // Guided: a device gets half of its share, or its whole share once that is
   // small, in rounds of equal chunks, one per worker lane: a GPU is only fast
   // with all its lanes busy (its charged costs assume so), and lanes that got
   // equal chunks finish together. The device that goes idle first is served first.
-  for (const std::size_t d : order)
+  for (const std::size_t d : o.order)
   {
     Track & l = s.devices[d];
     if (cap[d] <= 0 || !l.known)
       continue;
-    const CostEstimate & c = cost[d];
+    const CostEstimate & c = o.cost[d];
     const double smallest =
-        std::max(least[d], c.overhead / (overhead_fraction * c.seconds_per_point));
+        std::max(o.least[d], c.overhead / (overhead_fraction * c.seconds_per_point));
     int64_t m = 0;
     if (l.round_left > 0 && l.plan >= 0.5 * double(l.piece))
       m = l.piece;
@@ -234,7 +211,7 @@ Planner::decide(Session & s, const std::vector<int64_t> & load, int64_t remainin
       if (l.plan < std::max(1.0, double(_min_chunk)) && l.plan < double(remaining))
         continue;
       // As many pieces as lanes, but none below the floor.
-      const double k = std::clamp(std::floor(l.plan / least[d]), 1.0, double(lanes(s, d)));
+      const double k = std::clamp(std::floor(l.plan / o.least[d]), 1.0, double(lanes(s, d)));
       const double want =
           l.plan <= 2 * k * smallest ? l.plan / k : std::max(smallest, l.plan / (2 * k));
       m = int64_t(std::ceil(want));
@@ -261,12 +238,44 @@ Planner::decide(Session & s, const std::vector<int64_t> & load, int64_t remainin
   return any_in_flight ? std::nullopt : fallback(s, cap, remaining);
 }
 
-template <class Ready>
-void
-Planner::make_plan(Session & s, const std::vector<std::size_t> & order,
-                   const std::vector<CostEstimate> & cost, const std::vector<double> & least,
-                   const Ready & ready, int64_t remaining) const
+inline Planner::Outlook
+Planner::outlook(const Session & s, const CostEstimate & fastest) const
 {
+  const std::size_t n = s.devices.size();
+  Outlook o;
+  o.cost.resize(n);
+  o.ready.resize(n);
+  o.least.resize(n);
+  o.order.resize(n);
+  for (std::size_t d = 0; d < n; ++d)
+  {
+    const Track & l = s.devices[d];
+    const CostEstimate & c = o.cost[d] = l.known ? l.fit : fastest;
+    // When each device is free of the work it has, by the current fits.
+    const double work =
+        c.overhead * double(l.busy_chunks) + c.seconds_per_point * double(l.busy_points);
+    const double free_at =
+        l.flights.empty() ? s.now : s.now + std::max(0.0, work - (s.now - l.busy_start));
+    // Ready to take more: free, plus the fixed costs of the chunks of its next
+    // round (or of what is left of the current one).
+    const int pieces = l.round_left > 0 ? l.round_left : lanes(s, d);
+    o.ready[d] = free_at + c.overhead * double(pieces);
+    // No chunk below the size that pays for its own fixed cost, or below the knee.
+    o.least[d] = std::max({double(_min_chunk), double(l.knee), c.overhead / c.seconds_per_point});
+    o.order[d] = d;
+  }
+  std::sort(o.order.begin(), o.order.end(),
+            [&](std::size_t a, std::size_t b) { return o.ready[a] < o.ready[b]; });
+  return o;
+}
+
+inline void
+Planner::make_plan(Session & s, const Outlook & o, int64_t remaining) const
+{
+  const auto & order = o.order;
+  const auto & cost = o.cost;
+  const auto & least = o.least;
+  const auto ready = [&o](std::size_t d) { return o.ready[d]; };
   const std::size_t n = order.size();
   enum class Part
   {

@@ -266,6 +266,14 @@ record(Session & s, const Completion & c)
 inline void
 finish(Session & s)
 {
+  // A whole dispatch with every device measured: a spread one to time against a direct
+  // call (s.now, the last chunk's end, is its wall time).
+  bool spread = s.assigned >= s.batch;
+  for (const Track & l : s.devices)
+    spread = spread && l.known;
+  if (spread)
+    for (WholeTrial & t : s.entry->whole)
+      record_spread(t, s.now);
   for (std::size_t d = 0; d < s.devices.size(); ++d)
   {
     History & h = s.entry->devices[d];
