@@ -57,7 +57,7 @@ if [[ $stage == run || $stage == all ]]; then
       --csv "$out/tune_$m.csv" \
       --json "$out/tune_$m.json" | tee "$out/tune_$m.txt"
     "$build/bench/adaptive_vs_static" "$art/$m/model_aoti.i" --devices "$devices" \
-      --batches "${BATCHES:-10000,100000,1000000,10000000}" --repeat "${REPEAT:-7}" \
+      --batches "${BATCHES:-16384,65536,262144,1048576,4194304,16777216}" --repeat "${REPEAT:-7}" \
       --json "$out/avs_$m.json" |
       tee "$out/avs_$m.txt"
   done

@@ -6,12 +6,15 @@
 //
 // Per batch size B, inputs and results in host memory:
 //   alone     each device alone (AsyncPolicy<Simple>), the best of a few chunk sizes;
-//             "sum" is the sum of their throughputs
+//             "sum" is the sum of their throughputs, "best alone" the largest of them
 //   static    StaticHybrid, the best of: the Sweep recommendation from those runs, each
 //             device's own best chunk size, and chunks lasting 1/64, 1/16, 1/4 of the
 //             ideal time on every device
 //   adaptive  AdaptiveHybrid over the same devices: the first (cold) call, then the
-//             median of R calls after two more
+//             median of R calls after ten more (its learning calls: spread samples,
+//             then trials of one direct call); "whole" says whether the timed calls
+//             ran as one direct call (AdaptiveHybrid::short_circuit)
+// "best tuned" is the better of best alone and best static: what tuning by hand reaches.
 // --threads sets the intra-op threads (default: torch's); on a loaded machine, 1 keeps
 // a parallel region from waiting on a descheduled thread.
 #include <algorithm>
@@ -19,6 +22,8 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -40,8 +45,51 @@ namespace
 struct Row
 {
   int64_t batch;
-  double sum, best_static, adaptive, adaptive_cold;
-  std::string static_cfg;
+  double sum, best_alone, best_static, adaptive, adaptive_cold;
+  bool whole;
+  std::string static_cfg, layout;
+};
+
+/// Where one call's chunks ran: per device, chunks, points, time busy and when it finished.
+struct Layout : DispatchObserver
+{
+  struct Lane
+  {
+    int chunks = 0;
+    int64_t points = 0;
+    double busy_us = 0, last_end_us = 0;
+  };
+  std::mutex mutex;
+  std::map<std::string, Lane> devices;
+  std::map<std::pair<std::string, std::size_t>, double> started;
+  double origin = 0;
+
+  void on_dispatch(Graph, int64_t) override { origin = observer_clock_us(); }
+  void on_chunk_begin(const ChunkInfo & c) override
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    started[{c.device.str(), c.ordinal}] = observer_clock_us();
+  }
+  void on_chunk_end(const ChunkInfo & c, const ChunkTiming *) override
+  {
+    const double now = observer_clock_us();
+    const std::lock_guard<std::mutex> lock(mutex);
+    Lane & l = devices[c.device.str()];
+    ++l.chunks;
+    l.points += c.end - c.begin;
+    l.busy_us += now - started[{c.device.str(), c.ordinal}];
+    l.last_end_us = std::max(l.last_end_us, now - origin);
+  }
+  /// One line: "cpu 3 chunks 41% of the points, busy 1.2 ms, done at 1.3 ms; ...".
+  std::string line(int64_t batch) const
+  {
+    std::ostringstream o;
+    for (const auto & [name, l] : devices)
+      o << (o.tellp() > 0 ? "; " : "") << name << " " << l.chunks << " chunks, "
+        << int(100.0 * double(l.points) / double(batch) + 0.5) << "% of the points, busy "
+        << l.busy_us / 1000 << " ms, done at " << l.last_end_us / 1000 << " ms";
+    return o.str();
+  }
 };
 
 int
@@ -97,14 +145,14 @@ main(int argc, char ** argv)
     for (const auto & d : devices)
       std::printf(" %s", d.c_str());
     std::printf(", intra-op threads %d, median of %d\n\n", at::get_num_threads(), repeat);
-    std::printf("| batch      | sum alone (pts/s) | best static / sum | adaptive / sum | "
-                "adaptive / static | cold call / sum |\n");
-    std::printf("|------------|-------------------|-------------------|----------------|"
-                "-------------------|-----------------|\n");
+    std::printf("| batch      | sum alone (pts/s) | best alone / sum | best static / sum | "
+                "adaptive / sum | adaptive / best tuned | whole | cold call / sum |\n");
+    std::printf("|------------|-------------------|------------------|-------------------|"
+                "----------------|-----------------------|-------|-----------------|\n");
     std::vector<Row> rows;
     for (const int64_t B : batches)
     {
-      Row row{B, 0, 0, 0, 0, ""};
+      Row row{B, 0, 0, 0, 0, 0, false, "", ""};
       TensorMap in;
       // Each device alone, the best of a few chunk sizes.
       Sweep sweep;
@@ -131,6 +179,7 @@ main(int argc, char ** argv)
         }
         own_best.push_back(best_bs);
         row.sum += double(B) / best;
+        row.best_alone = std::max(row.best_alone, double(B) / best);
       }
 
       // StaticHybrid: the best of the candidate configurations.
@@ -161,15 +210,26 @@ main(int argc, char ** argv)
       acfg.devices = devices;
       auto am = load_model(stub, "model", std::make_shared<AdaptiveHybrid>(acfg));
       row.adaptive_cold = double(B) / seconds_of([&] { am.forward(in); });
-      row.adaptive = double(B) / median_time([&] { am.forward(in); }, 2, repeat);
-
-      std::printf("| %10lld | %17.4g | %17.3f | %14.3f | %17.3f | %15.3f |\n", (long long)B,
-                  row.sum, row.best_static / row.sum, row.adaptive / row.sum,
-                  row.adaptive / row.best_static, row.adaptive_cold / row.sum);
+      row.adaptive = double(B) / median_time([&] { am.forward(in); }, 10, repeat);
+      row.whole = am.last_dispatch().short_circuit;
+      // One more call, watched: where adaptive's chunks ran (printed below the table).
+      auto layout = std::make_shared<Layout>();
+      am.add_observer(layout);
+      const double watched = seconds_of([&] { am.forward(in); });
+      am.remove_observer(layout);
+      row.layout = layout->line(B) + " (call " + std::to_string(watched * 1e3) + " ms)";
+      const double tuned = std::max(row.best_alone, row.best_static);
+      std::printf("| %10lld | %17.4g | %16.3f | %17.3f | %14.3f | %21.3f | %5s | %15.3f |\n",
+                  (long long)B, row.sum, row.best_alone / row.sum, row.best_static / row.sum,
+                  row.adaptive / row.sum, row.adaptive / tuned, row.whole ? "yes" : "no",
+                  row.adaptive_cold / row.sum);
       std::fflush(stdout);
       rows.push_back(row);
     }
 
+    std::printf("\nadaptive's chunks, one call after the timed ones:\n");
+    for (const Row & r : rows)
+      std::printf("  %10lld: %s\n", (long long)r.batch, r.layout.c_str());
     std::ofstream json(json_path);
     json << "{\n  \"stub\": \"" << stub << "\",\n  \"threads\": " << at::get_num_threads()
          << ",\n  \"devices\": [";
@@ -183,9 +243,10 @@ main(int argc, char ** argv)
       for (const char c : r.static_cfg)
         cfg += c == '"' ? std::string("\\\"") : c == '\n' ? std::string("\\n") : std::string(1, c);
       json << "    {\"batch\": " << r.batch << ", \"sum_alone\": " << r.sum
-           << ", \"best_static\": " << r.best_static << ", \"adaptive\": " << r.adaptive
-           << ", \"adaptive_cold\": " << r.adaptive_cold << ", \"static_config\": \"" << cfg
-           << "\"}" << (i + 1 < rows.size() ? "," : "") << "\n";
+           << ", \"best_alone\": " << r.best_alone << ", \"best_static\": " << r.best_static
+           << ", \"adaptive\": " << r.adaptive << ", \"whole\": " << (r.whole ? "true" : "false")
+           << ", \"adaptive_cold\": " << r.adaptive_cold << ", \"layout\": \"" << r.layout << "\""
+           << ", \"static_config\": \"" << cfg << "\"}" << (i + 1 < rows.size() ? "," : "") << "\n";
     }
     json << "  ]\n}\n";
     std::printf("\nwrote %s\n", json_path.c_str());
