@@ -165,6 +165,11 @@ main(int argc, char ** argv)
     add("P4", "hybrid {cpu, cuda:0}, batch sizes {B/64, B/16}", mpts / t_h, "Mpts/s");
     add("P4", "sum of CPU alone + GPU alone (async)", sum, "Mpts/s");
     add("P4", "hybrid / sum (target >= 0.95)", (mpts / t_h) / sum, "");
+    // The same hybrid with as many GPU lanes as the GPU alone gets (4, not 2).
+    cfg.gpu_lanes = int(Scheduler::default_gpu_lanes_alone);
+    auto hybrid4 = load_model(stub, "model", std::make_shared<StaticHybridScheduler>(cfg));
+    const double t_h4 = median_time([&] { hybrid4.forward(in); }, 7);
+    add("P4", "same hybrid, 4 GPU lanes beside the CPU", mpts / t_h4, "Mpts/s");
   }
 
   if (argc > 3)
