@@ -62,10 +62,7 @@ struct Device
   /// @brief A chunk's time alone on the device, without noise or warm-up.
   double seconds(int64_t n) const
   {
-    const double cache = cache_points > 0 && n > cache_points ? cache_penalty : 1;
-    return latency + handoff + transfer_latency +
-           double(std::max(n, knee)) * seconds_per_point * cache +
-           double(n) * transfer_seconds_per_point;
+    return direct_seconds(n) + handoff + transfer_latency + double(n) * transfer_seconds_per_point;
   }
 
   /// @brief One direct call on @p n points the device holds: no hand-off, no copies.

@@ -66,8 +66,6 @@ public:
   /// The entry of (@p client, @p batch), created when missing, marked as the most recent.
   std::shared_ptr<Entry> acquire(std::uint64_t client, int64_t batch);
   /// The entry of (@p client, @p batch), or nullptr; does not mark it used.
-  std::shared_ptr<const Entry> find(std::uint64_t client, int64_t batch) const;
-  /// @copydoc find
   std::shared_ptr<Entry> find(std::uint64_t client, int64_t batch);
 
   /// Number of entries.
@@ -93,13 +91,6 @@ HistoryTable::acquire(std::uint64_t client, int64_t batch)
   auto e = entry_for(client, batch);
   e->used = ++_uses;
   return e;
-}
-
-inline std::shared_ptr<const Entry>
-HistoryTable::find(std::uint64_t client, int64_t batch) const
-{
-  const auto it = _entries.find({client, batch});
-  return it == _entries.end() ? nullptr : it->second;
 }
 
 inline std::shared_ptr<Entry>

@@ -275,7 +275,7 @@ Planner::make_plan(Session & s, const Outlook & o, int64_t remaining) const
   const auto & order = o.order;
   const auto & cost = o.cost;
   const auto & least = o.least;
-  const auto ready = [&o](std::size_t d) { return o.ready[d]; };
+  const auto & ready = o.ready;
   const std::size_t n = order.size();
   enum class Part
   {
@@ -297,14 +297,14 @@ Planner::make_plan(Session & s, const Outlook & o, int64_t remaining) const
     for (std::size_t k = 0; k < in.size(); ++k)
     {
       rate += 1 / cost[in[k]].seconds_per_point;
-      weighted += ready(in[k]) / cost[in[k]].seconds_per_point;
+      weighted += ready[in[k]] / cost[in[k]].seconds_per_point;
       T = (left + weighted) / rate;
-      if (k + 1 == in.size() || T <= ready(in[k + 1]))
+      if (k + 1 == in.size() || T <= ready[in[k + 1]])
         break;
     }
     for (const std::size_t d : in)
       plan[d] =
-          s.devices[d].known ? std::max(0.0, (T - ready(d)) / cost[d].seconds_per_point) : 0.0;
+          s.devices[d].known ? std::max(0.0, (T - ready[d]) / cost[d].seconds_per_point) : 0.0;
     return T;
   };
   double T = solve();
@@ -325,7 +325,7 @@ Planner::make_plan(Session & s, const Outlook & o, int64_t remaining) const
     for (std::size_t d = 0; d < n; ++d)
       if (state[d] == Part::out)
       {
-        const double end = ready(d) + std::min(left, least[d]) * cost[d].seconds_per_point;
+        const double end = ready[d] + std::min(left, least[d]) * cost[d].seconds_per_point;
         if (end <= best_end)
         {
           best = d;

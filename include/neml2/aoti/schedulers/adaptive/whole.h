@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstddef>
-#include <deque>
 #include <vector>
 
 #include "neml2/aoti/detail/stats.h"
@@ -41,7 +40,7 @@ struct WholeTrial
     direct,    ///< one direct call on the device that holds the inputs
     spread     ///< spread over the devices by the policy
   };
-  std::deque<double> spread;         ///< wall seconds of the last spread dispatches
+  std::vector<double> spread;        ///< wall seconds of the last spread dispatches
   std::vector<double> direct;        ///< wall seconds of the direct calls tried
   Choice choice = Choice::undecided; ///< the way kept, once decided
 };
@@ -63,8 +62,7 @@ inline void
 consider(WholeTrial & t, double estimate)
 {
   if (t.choice == WholeTrial::Choice::undecided && t.direct.empty() &&
-      t.spread.size() >= spread_samples &&
-      estimate > implausible * median(std::vector<double>(t.spread.begin(), t.spread.end())))
+      t.spread.size() >= spread_samples && estimate > implausible * median(t.spread))
     t.choice = WholeTrial::Choice::spread;
 }
 
@@ -73,8 +71,8 @@ inline void
 record_spread(WholeTrial & t, double seconds)
 {
   t.spread.push_back(seconds);
-  while (t.spread.size() > spread_samples)
-    t.spread.pop_front();
+  if (t.spread.size() > spread_samples)
+    t.spread.erase(t.spread.begin());
 }
 
 /// Take in a direct call of @p seconds; decide once enough are timed.
@@ -84,7 +82,7 @@ record_direct(WholeTrial & t, double seconds)
   if (t.choice != WholeTrial::Choice::undecided || t.spread.size() < spread_samples)
     return; // not a trial: the choice stands, or spread is not timed yet
   t.direct.push_back(seconds);
-  const double spread = median(std::vector<double>(t.spread.begin(), t.spread.end()));
+  const double spread = median(t.spread);
   if (t.direct.size() == 1 && seconds > hopeless * spread)
     t.choice = WholeTrial::Choice::spread;
   else if (t.direct.size() >= direct_samples)
