@@ -11,9 +11,11 @@
 //             device's own best chunk size, and chunks lasting 1/64, 1/16, 1/4 of the
 //             ideal time on every device
 //   adaptive  AdaptiveHybrid over the same devices: the first (cold) call, then the
-//             median of R calls after ten more (its learning calls: spread samples,
-//             then trials of one direct call); "whole" says whether the timed calls
-//             ran as one direct call (AdaptiveHybrid::short_circuit)
+//             median of R calls after sixteen more (its learning calls: probes, then
+//             the trial of three spread dispatches against up to three with the GPUs
+//             alone and three direct calls on the CPU); "way" says which of the three
+//             the timed calls took (AdaptiveHybrid::trial), and the trial's medians
+//             are printed below the table
 // "best tuned" is the better of best alone and best static: what tuning by hand reaches.
 // --threads sets the intra-op threads (default: torch's); on a loaded machine, 1 keeps
 // a parallel region from waiting on a descheduled thread.
@@ -24,8 +26,11 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "neml2/aoti.h"
@@ -46,8 +51,7 @@ struct Row
 {
   int64_t batch;
   double sum, best_alone, best_static, adaptive, adaptive_cold;
-  bool whole;
-  std::string static_cfg, layout;
+  std::string way, static_cfg, layout, trial;
 };
 
 /// Where one call's chunks ran: per device, chunks, points, time busy and when it finished.
@@ -101,6 +105,29 @@ usage(const char * argv0)
                argv0);
   return 2;
 }
+
+/// The way @p t kept (or "learning") and its medians per way, in microseconds.
+std::pair<std::string, std::string>
+describe(const std::optional<AdaptiveHybrid::Trial> & t)
+{
+  const char * names[] = {"spread", "others", "direct"};
+  if (!t)
+    return {"none", "nothing timed"};
+  std::ostringstream line;
+  for (std::size_t w = 0; w < t->seconds.size(); ++w)
+  {
+    line << names[w] << " ";
+    if (t->seconds[w].empty())
+      line << "-";
+    else
+      line << neml2::aoti::detail::median(t->seconds[w]) * 1e6 << " us (" << t->seconds[w].size()
+           << ")";
+    line << (t->out[w] ? " out" : "") << "; ";
+  }
+  const std::string way = t->decided ? names[std::size_t(t->choice)] : "learning";
+  line << "kept: " << way;
+  return {way, line.str()};
+}
 } // namespace
 
 int
@@ -146,13 +173,13 @@ main(int argc, char ** argv)
       std::printf(" %s", d.c_str());
     std::printf(", intra-op threads %d, median of %d\n\n", at::get_num_threads(), repeat);
     std::printf("| batch      | sum alone (pts/s) | best alone / sum | best static / sum | "
-                "adaptive / sum | adaptive / best tuned | whole | cold call / sum |\n");
+                "adaptive / sum | adaptive / best tuned | way      | cold call / sum |\n");
     std::printf("|------------|-------------------|------------------|-------------------|"
-                "----------------|-----------------------|-------|-----------------|\n");
+                "----------------|-----------------------|----------|-----------------|\n");
     std::vector<Row> rows;
     for (const int64_t B : batches)
     {
-      Row row{B, 0, 0, 0, 0, 0, false, "", ""};
+      Row row{B, 0, 0, 0, 0, 0, "", "", "", ""};
       TensorMap in;
       // Each device alone, the best of a few chunk sizes.
       Sweep sweep;
@@ -208,10 +235,11 @@ main(int argc, char ** argv)
       // AdaptiveHybrid: nothing to tune.
       AdaptiveHybrid::Config acfg;
       acfg.devices = devices;
-      auto am = load_model(stub, "model", std::make_shared<AdaptiveHybrid>(acfg));
+      const auto sched = std::make_shared<AdaptiveHybrid>(acfg);
+      auto am = load_model(stub, "model", sched);
       row.adaptive_cold = double(B) / seconds_of([&] { am.forward(in); });
-      row.adaptive = double(B) / median_time([&] { am.forward(in); }, 10, repeat);
-      row.whole = am.last_dispatch().short_circuit;
+      row.adaptive = double(B) / median_time([&] { am.forward(in); }, 16, repeat);
+      std::tie(row.way, row.trial) = describe(sched->trial(am.policy().client(), B, at::kCPU));
       // One more call, watched: where adaptive's chunks ran (printed below the table).
       auto layout = std::make_shared<Layout>();
       am.add_observer(layout);
@@ -219,14 +247,17 @@ main(int argc, char ** argv)
       am.remove_observer(layout);
       row.layout = layout->line(B) + " (call " + std::to_string(watched * 1e3) + " ms)";
       const double tuned = std::max(row.best_alone, row.best_static);
-      std::printf("| %10lld | %17.4g | %16.3f | %17.3f | %14.3f | %21.3f | %5s | %15.3f |\n",
+      std::printf("| %10lld | %17.4g | %16.3f | %17.3f | %14.3f | %21.3f | %-8s | %15.3f |\n",
                   (long long)B, row.sum, row.best_alone / row.sum, row.best_static / row.sum,
-                  row.adaptive / row.sum, row.adaptive / tuned, row.whole ? "yes" : "no",
+                  row.adaptive / row.sum, row.adaptive / tuned, row.way.c_str(),
                   row.adaptive_cold / row.sum);
       std::fflush(stdout);
       rows.push_back(row);
     }
 
+    std::printf("\nadaptive's trial of the ways (median wall time per way):\n");
+    for (const Row & r : rows)
+      std::printf("  %10lld: %s\n", (long long)r.batch, r.trial.c_str());
     std::printf("\nadaptive's chunks, one call after the timed ones:\n");
     for (const Row & r : rows)
       std::printf("  %10lld: %s\n", (long long)r.batch, r.layout.c_str());
@@ -244,7 +275,7 @@ main(int argc, char ** argv)
         cfg += c == '"' ? std::string("\\\"") : c == '\n' ? std::string("\\n") : std::string(1, c);
       json << "    {\"batch\": " << r.batch << ", \"sum_alone\": " << r.sum
            << ", \"best_alone\": " << r.best_alone << ", \"best_static\": " << r.best_static
-           << ", \"adaptive\": " << r.adaptive << ", \"whole\": " << (r.whole ? "true" : "false")
+           << ", \"adaptive\": " << r.adaptive << ", \"way\": \"" << r.way << "\""
            << ", \"adaptive_cold\": " << r.adaptive_cold << ", \"layout\": \"" << r.layout << "\""
            << ", \"static_config\": \"" << cfg << "\"}" << (i + 1 < rows.size() ? "," : "") << "\n";
     }

@@ -1,15 +1,49 @@
-// AdaptiveHybrid over the CPU and a GPU: a small host batch, once both ways are timed, runs
-// as one direct call on the CPU; a batch on the GPU runs there whole at once; a large batch
-// stays spread. Every call gives the CPU model's results.
+// AdaptiveHybrid over the CPU and a GPU, with the inputs on the host: the three ways (spread,
+// the GPU alone, one direct call on the CPU) are timed and the fastest kept; a small batch
+// ends as a direct call; a batch on the GPU runs there whole at once. Every call gives the
+// CPU model's results.
 #include "../aoti/fixtures.h"
+
+#include <sstream>
 
 using namespace neml2_test;
 
-TEST_CASE("AdaptiveHybrid on cpu and cuda:0 runs a batch whole where that was timed faster",
-          "[cuda][adaptive]")
+namespace
+{
+/// The trial's medians, for a failure message.
+std::string
+describe(const AdaptiveHybrid::Trial & t)
+{
+  std::ostringstream s;
+  const char * names[] = {"spread", "others", "direct"};
+  for (std::size_t w = 0; w < t.seconds.size(); ++w)
+  {
+    s << names[w] << ":";
+    for (const double x : t.seconds[w])
+      s << " " << x * 1e6;
+    s << (t.out[w] ? " (out)" : "") << " us; ";
+  }
+  s << (t.decided ? "kept " : "undecided ") << names[std::size_t(t.choice)];
+  return s.str();
+}
+
+/// The least median among the ways timed and not ruled out.
+double
+best_median(const AdaptiveHybrid::Trial & t)
+{
+  double best = std::numeric_limits<double>::infinity();
+  for (std::size_t w = 0; w < t.seconds.size(); ++w)
+    if (!t.out[w] && !t.seconds[w].empty())
+      best = std::min(best, neml2::aoti::detail::median(t.seconds[w]));
+  return best;
+}
+} // namespace
+
+TEST_CASE("AdaptiveHybrid on cpu and cuda:0 keeps the way it timed fastest", "[cuda][adaptive]")
 {
   if (!have_cuda())
     SKIP("no CUDA device is visible");
+  using Way = neml2::aoti::detail::adaptive::Way;
   const std::string s = stub("forward_single");
   const Model direct(s, "model", "cpu");
   AdaptiveHybrid::Config cfg;
@@ -19,32 +53,46 @@ TEST_CASE("AdaptiveHybrid on cpu and cuda:0 runs a batch whole where that was ti
   const std::uint64_t client = m.policy().client();
   const at::Device host(at::kCPU), gpu("cuda:0");
 
+  // Learn until decided: the probes, three spread dispatches, then up to three of each
+  // other way. Then the dispatch follows the way kept, and that way's median is the least.
+  const auto learn = [&](int64_t batch)
+  {
+    const at::Tensor x = strains(batch);
+    const at::Tensor want = direct.forward({{"strain", x}}).at("stress");
+    CHECK_FALSE(sched->trial(client, batch, host)); // nothing timed yet
+    int calls = 0;
+    for (; calls < 24 &&
+           !(sched->trial(client, batch, host) && sched->trial(client, batch, host)->decided);
+         ++calls)
+      CHECK(close(m.forward({{"strain", x}}).at("stress"), want, 1e-12, 1e-9));
+    const auto t = sched->trial(client, batch, host);
+    REQUIRE(t);
+    INFO(batch << " points after " << calls << " calls: " << describe(*t));
+    REQUIRE(t->decided);
+    CHECK(neml2::aoti::detail::median(t->seconds[std::size_t(t->choice)]) == best_median(*t));
+    CHECK(close(m.forward({{"strain", x}}).at("stress"), want, 1e-12, 1e-9));
+    const auto & info = m.last_dispatch();
+    CHECK(info.short_circuit == (t->choice == Way::direct));
+    if (t->choice == Way::others)
+      CHECK(info.device_chunks.at(0) == 0);
+    if (t->choice != Way::direct)
+      CHECK(info.device_chunks.at(1) > 0);
+    return t->choice;
+  };
+
   // 2000 points take one direct call on the CPU microseconds, less than one GPU round trip
-  // or one hand-off to a worker: after the spread dispatches and the direct trials, direct.
-  const at::Tensor few = strains(2000);
-  const at::Tensor want_few = direct.forward({{"strain", few}}).at("stress");
-  CHECK_FALSE(sched->short_circuit(client, 2000, host)); // nothing timed yet
-  for (int call = 0; call < 12; ++call)
-    CHECK(close(m.forward({{"strain", few}}).at("stress"), want_few, 1e-12, 1e-9));
+  // or one hand-off to a worker.
+  CHECK(learn(2000) == Way::direct);
   CHECK(sched->short_circuit(client, 2000, host) == std::optional<std::size_t>(0));
-  CHECK(m.last_dispatch().short_circuit);
-  CHECK(m.last_dispatch().chunks == 0);
 
   // The same batch size with its inputs on the GPU: one direct call there, no copies, and
   // the results stay on the GPU.
-  const at::Tensor on_gpu = few.to(gpu);
-  const at::Tensor out = m.forward({{"strain", on_gpu}}).at("stress");
+  const at::Tensor few = strains(2000);
+  const at::Tensor out = m.forward({{"strain", few.to(gpu)}}).at("stress");
   CHECK(m.last_dispatch().short_circuit);
   CHECK(out.device() == gpu);
-  CHECK(close(out.cpu(), want_few, 1e-12, 1e-9));
+  CHECK(close(out.cpu(), direct.forward({{"strain", few}}).at("stress"), 1e-12, 1e-9));
 
-  // 2^20 host points pay for both devices: spread, after at most one direct trial.
-  const int64_t many = int64_t(1) << 20;
-  const at::Tensor big = strains(many);
-  const at::Tensor want_big = direct.forward({{"strain", big}}).at("stress");
-  for (int call = 0; call < 10; ++call)
-    CHECK(close(m.forward({{"strain", big}}).at("stress"), want_big, 1e-12, 1e-9));
-  CHECK_FALSE(m.last_dispatch().short_circuit);
-  CHECK(m.last_dispatch().device_chunks.at(1) > 0);
-  CHECK_FALSE(sched->short_circuit(client, many, host));
+  // 2^20 host points: the GPU takes part, alone or beside the CPU.
+  CHECK(learn(int64_t(1) << 20) != Way::direct);
 }

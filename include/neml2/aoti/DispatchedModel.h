@@ -307,16 +307,19 @@ private:
             if (call.batch == 0)
               return detail::finish(call, detail::empty_returns(m, call));
             const std::uint64_t client = _s->policy->client();
+            const auto start = std::chrono::steady_clock::now();
+            const auto timed = [&](detail::Named out)
+            {
+              const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+              sched.observe_dispatch(client, call.batch, took.count());
+              return out;
+            };
             const auto whole = sched.short_circuit(client, call.batch, call.device);
             if (whole && *whole < _s->models.size() && _s->models[*whole]->device() == call.device)
             {
               _s->info.short_circuit = true;
               const Model & model = *_s->models[*whole];
-              const auto start = std::chrono::steady_clock::now();
-              auto out = run_chunk(model, call, 0, 0, call.batch, nullptr);
-              const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-              sched.observe_whole(client, call.batch, *whole, took.count());
-              return detail::finish(call, std::move(out));
+              return timed(detail::finish(call, run_chunk(model, call, 0, 0, call.batch, nullptr)));
             }
             bool gpu = false;
             for (const auto & model : _s->models)
@@ -355,7 +358,7 @@ private:
                 });
             for (const auto n : info.device_chunks)
               info.chunks += n;
-            return detail::finish(call, gather.finish());
+            return timed(detail::finish(call, gather.finish()));
           }
         });
   }

@@ -122,22 +122,36 @@ public:
    * direct call, with its inputs on @p inputs; else nothing (the batch is spread).
    *
    * A lone device runs a batch whole up to its chunk bound (lone_whole without bounds).
-   * Over several devices, only the device that holds the inputs can take the batch whole,
-   * within its bounds (max_chunks, memory_limits). A GPU that holds them does so at once: a
-   * direct call copies nothing, while spreading would copy the other devices' shares off
-   * it. With the inputs on the CPU, both ways are timed per client and batch size: once
-   * every device is measured, three spread dispatches, then direct calls (one, when it was
-   * more than 1.25 times as slow; else three), and the faster by the medians is kept until
-   * forget() (detail::adaptive::WholeTrial). The direct call is often far faster for the
-   * batches that fit the CPU's caches: it pays no hand-off to a worker, no stitching, and
-   * it does not run beside a GPU lane's staging copies.
+   * Over several devices, a GPU that holds the inputs runs the batch whole at once, within
+   * its bounds (max_chunks, memory_limits): a direct call copies nothing, while spreading
+   * would copy the other devices' shares off it. With the inputs on the CPU, three ways are
+   * timed per client and batch size, by the wall time of the whole dispatch
+   * (observe_dispatch()): spread over every device, spread over the other devices only (the
+   * CPU's chunks can slow the GPUs' staging more than they add), and one direct call on the
+   * CPU (within its bounds; the direct call pays no hand-off to a worker and no stitching).
+   * Once every device is measured: three spread dispatches, then each other way (once, when
+   * it was more than 1.25 times as slow as spreading; else three times), and the way with the
+   * least median is kept until forget() (detail::adaptive::WholeTrial, trial()).
+   *
+   * Called on the dispatching thread right before the dispatch: the way it picks holds for
+   * the dispatch that follows on that thread.
    */
   std::optional<std::size_t> short_circuit(std::uint64_t client, int64_t batch,
                                            const at::Device & inputs) const override;
 
-  /// @copydoc Scheduler::observe_whole
-  void observe_whole(std::uint64_t client, int64_t batch, std::size_t device,
-                     double seconds) const noexcept override;
+  /// @copydoc Scheduler::observe_dispatch
+  void observe_dispatch(std::uint64_t client, int64_t batch,
+                        double seconds) const noexcept override;
+
+  /// @brief The trial of the ways to run a batch with its inputs on the host (WholeTrial).
+  using Trial = detail::adaptive::WholeTrial;
+
+  /**
+   * @brief What was timed of the ways to run a batch of @p batch points of @p client with
+   * its inputs on @p inputs (nothing before the first measurement, or for a device that is
+   * not one of the scheduler's).
+   */
+  std::optional<Trial> trial(std::uint64_t client, int64_t batch, const at::Device & inputs) const;
 
   /**
    * @brief What was learned about @p device for the dispatches of @p client with
@@ -155,6 +169,17 @@ public:
 private:
   using Sessions = std::map<std::thread::id, detail::adaptive::Session>;
 
+  /// The way short_circuit() picked for the calling thread's next dispatch.
+  struct Pending
+  {
+    std::uint64_t client;      // the dispatch's client
+    int64_t batch;             // and its size
+    std::size_t inputs;        // the device that holds its inputs
+    detail::adaptive::Way way; // the way it takes
+    unsigned allowed;          // the ways allowed for it (detail::adaptive::allowed)
+    bool timed;                // spread: whole, with every device it used measured
+  };
+
   /// A bound field spread over the devices (empty: no bound), each entry checked >= 0.
   std::vector<int64_t> bounds(const std::vector<int64_t> & v, const std::string & field) const;
   /// A session for the calling thread; one it left unfinished is folded in first.
@@ -166,6 +191,7 @@ private:
   mutable std::mutex _mutex;
   mutable detail::adaptive::HistoryTable _history;
   mutable Sessions _sessions;
+  mutable std::map<std::thread::id, Pending> _pending;
 };
 
 /// @brief The spec-style name for AdaptiveHybrid.
@@ -270,7 +296,10 @@ AdaptiveHybrid::observe(const Completion & chunk) const noexcept
       idle = idle && d.flights.empty();
     if (idle)
     {
-      detail::adaptive::finish(s);
+      const bool timed = detail::adaptive::finish(s);
+      const auto p = _pending.find(it->first);
+      if (p != _pending.end() && p->second.client == s.client && p->second.batch == s.batch)
+        p->second.timed = timed;
       _sessions.erase(it);
     }
   }
@@ -282,29 +311,32 @@ AdaptiveHybrid::observe(const Completion & chunk) const noexcept
 inline std::optional<std::size_t>
 AdaptiveHybrid::short_circuit(std::uint64_t client, int64_t batch, const at::Device & inputs) const
 {
+  namespace ad = detail::adaptive;
   if (_devices.size() == 1)
     return Scheduler::short_circuit(client, batch, inputs);
   std::size_t d = 0;
   while (d < _devices.size() && _devices[d] != inputs)
     ++d;
-  if (d == _devices.size() || batch > _whole_limit[d])
-    return std::nullopt;
-  if (!inputs.is_cpu())
-    return d;
   try
   {
     const std::lock_guard<std::mutex> lock(_mutex);
-    const auto entry = _history.find(client, batch);
-    if (!entry)
-      return std::nullopt;
-    detail::adaptive::WholeTrial & t = entry->whole[d];
-    const auto & h = entry->devices[d].window;
-    if (!h.empty() && t.choice == detail::adaptive::WholeTrial::Choice::undecided &&
-        t.direct.empty())
-      detail::adaptive::consider(
-          t, detail::adaptive::robust_fit(detail::adaptive::usable(h, {})).seconds_per_point *
-                 double(batch));
-    return detail::adaptive::take_direct(t) ? std::optional<std::size_t>(d) : std::nullopt;
+    const auto tid = std::this_thread::get_id();
+    _pending.erase(tid);
+    const bool fits = d < _devices.size() && batch <= _whole_limit[d];
+    if (d == _devices.size() || !inputs.is_cpu())
+      return fits ? std::optional<std::size_t>(d) : std::nullopt;
+    const unsigned allowed = ad::allowed(true, fits);
+    ad::Way way = ad::Way::spread;
+    if (const auto entry = _history.find(client, batch))
+    {
+      ad::WholeTrial & t = entry->whole[d];
+      const auto & h = entry->devices[d].window;
+      if (fits && !h.empty() && !t.decided)
+        ad::consider(t, ad::robust_fit(ad::usable(h, {})).seconds_per_point * double(batch));
+      way = ad::next_way(t, allowed);
+    }
+    _pending[tid] = Pending{client, batch, d, way, allowed, false};
+    return way == ad::Way::direct ? std::optional<std::size_t>(d) : std::nullopt;
   }
   catch (...)
   {
@@ -313,19 +345,36 @@ AdaptiveHybrid::short_circuit(std::uint64_t client, int64_t batch, const at::Dev
 }
 
 inline void
-AdaptiveHybrid::observe_whole(std::uint64_t client, int64_t batch, std::size_t device,
-                              double seconds) const noexcept
+AdaptiveHybrid::observe_dispatch(std::uint64_t client, int64_t batch, double seconds) const noexcept
 {
+  namespace ad = detail::adaptive;
   try
   {
     const std::lock_guard<std::mutex> lock(_mutex);
-    const auto entry = _history.find(client, batch);
-    if (entry && device < entry->whole.size() && _devices[device].is_cpu())
-      detail::adaptive::record_direct(entry->whole[device], seconds);
+    const auto p = _pending.find(std::this_thread::get_id());
+    if (p == _pending.end())
+      return;
+    const Pending w = p->second;
+    _pending.erase(p);
+    if (w.client != client || w.batch != batch || !(w.timed || w.way == ad::Way::direct))
+      return;
+    if (const auto entry = _history.find(client, batch))
+      ad::record(entry->whole[w.inputs], w.way, seconds, w.allowed);
   }
   catch (...)
   {
   }
+}
+
+inline std::optional<AdaptiveHybrid::Trial>
+AdaptiveHybrid::trial(std::uint64_t client, int64_t batch, const at::Device & inputs) const
+{
+  const std::lock_guard<std::mutex> lock(_mutex);
+  const auto entry = _history.find(client, batch);
+  for (std::size_t d = 0; entry && d < _devices.size(); ++d)
+    if (_devices[d] == inputs)
+      return entry->whole[d];
+  return std::nullopt;
 }
 
 inline std::optional<CostEstimate>
@@ -381,6 +430,10 @@ AdaptiveHybrid::start_session(std::uint64_t client, int64_t batch) const
     _sessions.erase(old);
   }
   auto s = detail::adaptive::open_session(client, batch, _history.acquire(client, batch));
+  const auto p = _pending.find(tid);
+  if (p != _pending.end() && p->second.client == client && p->second.batch == batch &&
+      p->second.way == detail::adaptive::Way::others)
+    s.excluded = p->second.inputs;
   return _sessions.emplace(tid, std::move(s)).first;
 }
 } // namespace neml2::aoti

@@ -97,12 +97,13 @@ public:
   /// @brief A chunk of the current dispatch completed without error. Must not throw.
   virtual void observe(const Completion & /*chunk*/) const noexcept {}
   /**
-   * @brief A batch of @p batch points of @p client that short_circuit() named @p device for
-   * ran whole as one direct call, in @p seconds of wall time on the calling thread (on a
-   * GPU, kernels may still run when the call returns). Must not throw.
+   * @brief A dispatch of @p batch points of @p client, about which short_circuit() was asked
+   * right before on this thread, completed without error in @p seconds of wall time on the
+   * dispatching thread, whether it ran whole or spread (for a direct call on a GPU, kernels
+   * may still run when the call returns). Must not throw.
    */
-  virtual void observe_whole(std::uint64_t /*client*/, int64_t /*batch*/, std::size_t /*device*/,
-                             double /*seconds*/) const noexcept
+  virtual void observe_dispatch(std::uint64_t /*client*/, int64_t /*batch*/,
+                                double /*seconds*/) const noexcept
   {
   }
 

@@ -27,8 +27,8 @@ namespace neml2::aoti
  *   whole batch of that size, with its inputs on device `inputs`, as one direct call (no
  *   slicing, no copy: DispatchedModel takes it only when the inputs are on that device);
  *   the base's does so for a lone device whose chunk holds the batch, AdaptiveHybrid for
- *   a batch it timed to run faster so; `observe_whole(client, batch, device, seconds)`
- *   (noexcept) is told how long such a direct call took;
+ *   a batch it timed to run faster so; `observe_dispatch(client, batch, seconds)`
+ *   (noexcept) is told how long the dispatch took, whole or spread;
  * - it may declare `static constexpr bool asynchronous`: whether its devices run at
  *   once (AsyncPolicy) or one chunk at a time on the calling thread (SyncPolicy).
  *   Without it, `load_model` gives it AsyncPolicy, which runs any scheduler.

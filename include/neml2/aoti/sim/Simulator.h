@@ -113,13 +113,14 @@ struct Run
  *
  * First, as DispatchedModel does, it asks the scheduler's short_circuit() with the device
  * that holds the inputs: when that names the device, the batch runs as one direct call
- * (Device::direct_seconds) and observe_whole() is told its time. Else it drives the
+ * (Device::direct_seconds). Else it drives the
  * scheduler through AsyncPolicy's own loop (execution/dispatch_loop.h):
  * `begin`, then `next` until it declines or the batch is assigned, then the
  * earliest completion is reported through `observe` and the loop repeats; only
  * the clock (virtual) and the workers (simulated lanes) differ. Chunks go
  * round-robin to their device's lanes; a lane runs its chunks in order. The
  * same devices, seed and scheduler decisions give the same run, on every platform.
+ * Either way, observe_dispatch() is then told the dispatch's time.
  *
  * Device i of the scheduler is `devices[i]` of the simulator. Warm-up
  * (Device::cold_seconds) is paid once per device over the simulator's life,
@@ -189,12 +190,14 @@ public:
       run.chunks.push_back({d, 0, batch, 0, t, outlier});
       run.points[d] = run.peak_load[d] = batch;
       run.finished[d] = run.seconds = t;
-      scheduler.observe_whole(client, batch, d, t);
+      scheduler.observe_dispatch(client, batch, t);
       return run;
     }
     Backend backend(*this, run);
     detail::dispatch(scheduler, client, batch, backend);
     run.seconds = backend.now();
+    if (batch > 0)
+      scheduler.observe_dispatch(client, batch, run.seconds);
     return run;
   }
 

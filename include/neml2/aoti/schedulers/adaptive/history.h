@@ -38,6 +38,7 @@ struct History
   bool paired = false;       ///< two chunks were in flight at once: concurrency is measured
   int64_t ceiling = 0;       ///< no larger chunks: they ran clearly slower per point
   bool explored = false;     ///< the probes grew until larger chunks stopped paying
+  bool sloped = false;       ///< warm chunks of two sizes were measured: a fit had its slope
   bool ran = false;          ///< some chunk of this client has run on the device
 };
 

@@ -122,12 +122,14 @@ Planner::decide(Session & s, const std::vector<int64_t> & load, int64_t remainin
   // more slowly (a slow device must not take a large share before a fast one is known).
   bool all_known = true;
   for (std::size_t d = 0; d < n; ++d)
-    all_known = all_known && s.devices[d].known;
+    all_known = all_known && (d == s.excluded || s.devices[d].known);
   const double grow = all_known ? extrapolation : 4;
   std::vector<int64_t> cap(n, 0);
   for (std::size_t d = 0; d < n; ++d)
   {
     const Track & l = s.devices[d];
+    if (d == s.excluded)
+      continue; // no room: it takes no chunk in this dispatch
     const int64_t in = d < load.size() ? load[d] : 0;
     int64_t c = remaining;
     if (_max_chunk[d] > 0)
@@ -154,6 +156,8 @@ Planner::decide(Session & s, const std::vector<int64_t> & load, int64_t remainin
   for (std::size_t d = 0; d < n; ++d)
   {
     Track & l = s.devices[d];
+    if (d == s.excluded)
+      continue;
     if (!l.known && l.two_sizes && 4 * l.largest_warm > split)
     {
       // The next probe would exceed an equal split: probing is done for this batch size.
@@ -284,6 +288,8 @@ Planner::make_plan(Session & s, const Outlook & o, int64_t remaining) const
     fixed, // exactly its least chunk
   };
   std::vector<Part> state(n, Part::open);
+  if (s.excluded < n)
+    state[s.excluded] = Part::out;
   std::vector<double> plan(n, 0.0);
   double left = double(remaining);
   const auto solve = [&]
@@ -323,7 +329,7 @@ Planner::make_plan(Session & s, const Outlook & o, int64_t remaining) const
     std::optional<std::size_t> best;
     double best_end = T;
     for (std::size_t d = 0; d < n; ++d)
-      if (state[d] == Part::out)
+      if (state[d] == Part::out && d != s.excluded)
       {
         const double end = ready[d] + std::min(left, least[d]) * cost[d].seconds_per_point;
         if (end <= best_end)

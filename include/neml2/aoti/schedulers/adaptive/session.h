@@ -66,6 +66,8 @@ struct Session
   double now = 0;       ///< latest chunk end seen: the dispatch's clock, advanced by measurements
   int64_t assigned = 0; ///< points assigned so far
   bool replan = true;   ///< a measurement came in since the plan was made
+  /// A device that takes no chunk in this dispatch (WholeTrial's Way::others), or none.
+  std::size_t excluded = std::numeric_limits<std::size_t>::max();
 };
 
 /// A new session of @p client over @p batch points, fitted from @p entry.
@@ -83,8 +85,12 @@ void refit(Session & s, std::size_t d);
 /// Take in a completed chunk: its interval, the device time shares, then refit its device.
 void record(Session & s, const Completion & c);
 
-/// Fold the dispatch's measurements into its learned entry (keeping the last `window`).
-void finish(Session & s);
+/**
+ * Fold the dispatch's measurements into its learned entry (keeping the last `window`).
+ * @return whether the dispatch was whole, with every device it may use measured beforehand:
+ *         one whose wall time tells its way (WholeTrial)
+ */
+bool finish(Session & s);
 
 // ---------------------------------------------------------------------------------------
 // Definitions
@@ -226,7 +232,10 @@ refit(Session & s, std::size_t d)
     const auto top = std::prev(per_point.end()), below = std::prev(top);
     h.explored = top->second >= 0.9 * below->second;
   }
-  l.known = l.two_sizes && h.explored;
+  // Known stays known: a window that holds only chunks of one size (the plan gave the
+  // device equal rounds for a while) still gives its per-point cost.
+  h.sloped = h.sloped || l.two_sizes;
+  l.known = h.sloped && h.explored;
 }
 
 inline void
@@ -263,17 +272,12 @@ record(Session & s, const Completion & c)
   s.replan = true;
 }
 
-inline void
+inline bool
 finish(Session & s)
 {
-  // A whole dispatch with every device measured: a spread one to time against a direct
-  // call (s.now, the last chunk's end, is its wall time).
-  bool spread = s.assigned >= s.batch;
-  for (const Track & l : s.devices)
-    spread = spread && l.known;
-  if (spread)
-    for (WholeTrial & t : s.entry->whole)
-      record_spread(t, s.now);
+  bool timed = s.assigned >= s.batch;
+  for (std::size_t d = 0; d < s.devices.size(); ++d)
+    timed = timed && (d == s.excluded || s.devices[d].known);
   for (std::size_t d = 0; d < s.devices.size(); ++d)
   {
     History & h = s.entry->devices[d];
@@ -286,5 +290,6 @@ finish(Session & s)
       h.window.pop_front();
     s.devices[d].runs.clear();
   }
+  return timed;
 }
 } // namespace neml2::aoti::detail::adaptive

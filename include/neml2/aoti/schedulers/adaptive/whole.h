@@ -1,7 +1,9 @@
-// Whether AdaptiveHybrid runs a batch whole, as one direct call on the device that holds its
-// inputs, or spreads it: decided by timing both, per client and batch size.
+// How AdaptiveHybrid runs a batch whose inputs are on the host: spread over every device,
+// spread over the other devices only, or whole as one direct call on the host: decided by
+// timing the three ways, per client and batch size.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <vector>
 
@@ -9,83 +11,135 @@
 
 namespace neml2::aoti::detail::adaptive
 {
-/// Spread dispatches timed (every device measured) before a direct call is tried.
+/// Spread dispatches timed (every device measured) before another way is tried.
 constexpr std::size_t spread_samples = 3;
-/// Direct calls timed before the choice is made.
-constexpr std::size_t direct_samples = 3;
-/// A first direct call this many times slower than the spread dispatches ends the trial.
+/// Dispatches of another way timed before the choice is made.
+constexpr std::size_t way_samples = 3;
+/// A first dispatch of a way this many times slower than spreading ends that way's trial.
 constexpr double hopeless = 1.25;
-/// No trial when the device's per-point cost, fitted from its chunks of spread dispatches,
-/// says a direct call would take this many times longer than spreading. (Beside a GPU lane's
-/// staging copies, a CPU chunk on an H200 host cost 3 to 10 times a direct call's time per
-/// point, doc/performance.md: a direct call can win where the fit says it takes 4 times longer.)
+/// No direct call is tried when the device's per-point cost, fitted from its chunks of
+/// spread dispatches, says it would take this many times longer than spreading. (Beside a
+/// GPU lane's staging copies, a CPU chunk on an H200 host cost 3 to 10 times a direct
+/// call's time per point, doc/performance.md: a direct call can win where the fit says it
+/// takes 4 times longer.)
 constexpr double implausible = 5;
 
+/// The ways to run a batch, in the order they are tried.
+enum class Way : std::size_t
+{
+  spread = 0, ///< over every device, as the planner shares it
+  others = 1, ///< over the devices other than the one that holds the inputs
+  direct = 2, ///< one direct call on the device that holds the inputs
+};
+
+/// Number of ways.
+constexpr std::size_t ways = 3;
+
 /**
- * The trial of one way against the other, for one batch size with its inputs on one device.
+ * The trial of the ways against each other, for one batch size with its inputs on one device.
  *
- * A chunk cost fitted from the policy's chunks does not say what one direct call costs: the
- * direct call pays no hand-off to a worker, no slicing and no stitching, and it does not run
- * beside a GPU lane's staging copies, which share the cores and the memory bandwidth. So both
- * are timed: first `spread_samples` spread dispatches, then up to `direct_samples` direct
- * calls (one, when it was `hopeless` times slower), and the faster way by the medians is kept.
- * A direct call the fit puts `implausible` times above spreading is not tried.
+ * A chunk cost fitted from the policy's chunks does not say what a dispatch costs: a direct
+ * call pays no hand-off to a worker, no slicing and no stitching, and it does not run beside
+ * a GPU lane's staging copies, which share the cores and the memory bandwidth; and a host
+ * device whose chunks are slow beside the GPUs' staging can make spreading slower than the
+ * GPUs alone. So each way is timed, by the wall time of the whole dispatch: first
+ * `spread_samples` spread dispatches, then up to `way_samples` of each other way that is
+ * allowed (one, when it was `hopeless` times slower than spreading), and the way with the
+ * least median is kept until AdaptiveHybrid::forget(). A direct call the fit puts
+ * `implausible` times above spreading is not tried.
  */
 struct WholeTrial
 {
-  /// What is done with the batch.
-  enum class Choice
-  {
-    undecided, ///< still timing
-    direct,    ///< one direct call on the device that holds the inputs
-    spread     ///< spread over the devices by the policy
-  };
-  std::vector<double> spread;        ///< wall seconds of the last spread dispatches
-  std::vector<double> direct;        ///< wall seconds of the direct calls tried
-  Choice choice = Choice::undecided; ///< the way kept, once decided
+  std::array<std::vector<double>, ways> seconds{}; ///< per way: wall seconds of its dispatches
+  std::array<bool, ways> out{};                    ///< per way: ruled out
+  bool decided = false;                            ///< the choice is made
+  Way choice = Way::spread;                        ///< the way kept, once decided
 };
 
-/// Whether the next batch runs as a direct call: the choice, or a trial once spread is timed.
-inline bool
-take_direct(const WholeTrial & t)
+/// The ways allowed for a batch: bit `w` set when Way `w` may be taken.
+constexpr unsigned
+allowed(bool others, bool direct)
 {
-  if (t.choice != WholeTrial::Choice::undecided)
-    return t.choice == WholeTrial::Choice::direct;
-  return t.spread.size() >= spread_samples;
+  return 1u | (others ? 2u : 0u) | (direct ? 4u : 0u);
+}
+
+/// Whether Way @p w is in the set @p allowed.
+constexpr bool
+is_allowed(unsigned allowed, Way w)
+{
+  return (allowed >> std::size_t(w)) & 1u;
+}
+
+/// The way the next dispatch takes: the choice, else the next one in the trial.
+inline Way
+next_way(const WholeTrial & t, unsigned allowed)
+{
+  if (t.decided)
+    return t.choice;
+  if (t.seconds[0].size() < spread_samples)
+    return Way::spread;
+  for (std::size_t w = 1; w < ways; ++w)
+    if (is_allowed(allowed, Way(w)) && !t.out[w] && t.seconds[w].size() < way_samples)
+      return Way(w);
+  return Way::spread; // not reached: record() decides once every way is timed
 }
 
 /**
- * Before the first trial: rule the direct call out when @p estimate, its seconds by the
- * device's fitted per-point cost, is `implausible` times the spread dispatches' median.
+ * Before a trial of a direct call: rule it out when @p estimate, its seconds by the device's
+ * fitted per-point cost, is `implausible` times the spread dispatches' median.
  */
 inline void
 consider(WholeTrial & t, double estimate)
 {
-  if (t.choice == WholeTrial::Choice::undecided && t.direct.empty() &&
-      t.spread.size() >= spread_samples && estimate > implausible * median(t.spread))
-    t.choice = WholeTrial::Choice::spread;
+  const auto & spread = t.seconds[0];
+  const auto & direct = t.seconds[std::size_t(Way::direct)];
+  if (!t.decided && direct.empty() && spread.size() >= spread_samples &&
+      estimate > implausible * median(spread))
+    t.out[std::size_t(Way::direct)] = true;
 }
 
-/// Take in a spread dispatch of @p seconds (every device measured), keeping the last ones.
+/**
+ * Take in a dispatch of Way @p w that took @p seconds; decide once every way in @p allowed
+ * is timed or ruled out. Spread dispatches keep the last `spread_samples`; another way counts
+ * only once spreading is timed.
+ */
 inline void
-record_spread(WholeTrial & t, double seconds)
+record(WholeTrial & t, Way w, double seconds, unsigned allowed)
 {
-  t.spread.push_back(seconds);
-  if (t.spread.size() > spread_samples)
-    t.spread.erase(t.spread.begin());
-}
-
-/// Take in a direct call of @p seconds; decide once enough are timed.
-inline void
-record_direct(WholeTrial & t, double seconds)
-{
-  if (t.choice != WholeTrial::Choice::undecided || t.spread.size() < spread_samples)
-    return; // not a trial: the choice stands, or spread is not timed yet
-  t.direct.push_back(seconds);
-  const double spread = median(t.spread);
-  if (t.direct.size() == 1 && seconds > hopeless * spread)
-    t.choice = WholeTrial::Choice::spread;
-  else if (t.direct.size() >= direct_samples)
-    t.choice = median(t.direct) <= spread ? WholeTrial::Choice::direct : WholeTrial::Choice::spread;
+  if (t.decided)
+    return;
+  auto & spread = t.seconds[0];
+  if (w == Way::spread)
+  {
+    spread.push_back(seconds);
+    if (spread.size() > spread_samples)
+      spread.erase(spread.begin());
+  }
+  else if (spread.size() >= spread_samples && !t.out[std::size_t(w)])
+  {
+    auto & mine = t.seconds[std::size_t(w)];
+    mine.push_back(seconds);
+    if (mine.size() == 1 && seconds > hopeless * median(spread))
+      t.out[std::size_t(w)] = true;
+  }
+  if (spread.size() < spread_samples)
+    return;
+  double best = median(spread);
+  Way pick = Way::spread;
+  for (std::size_t v = 1; v < ways; ++v)
+  {
+    if (!is_allowed(allowed, Way(v)) || t.out[v])
+      continue;
+    if (t.seconds[v].size() < way_samples)
+      return; // still to be timed
+    const double m = median(t.seconds[v]);
+    if (m < best)
+    {
+      best = m;
+      pick = Way(v);
+    }
+  }
+  t.decided = true;
+  t.choice = pick;
 }
 } // namespace neml2::aoti::detail::adaptive
