@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <thread>
 
 #include "neml2/aoti/execution/policies.h"
@@ -401,6 +402,50 @@ TEST_CASE("a batch that runs faster as one direct call than spread short-circuit
   const AdaptiveHybrid lone(one);
   CHECK(lone.short_circuit(7, AdaptiveHybrid::lone_whole, host) == std::optional<std::size_t>(0));
   CHECK_FALSE(lone.short_circuit(7, AdaptiveHybrid::lone_whole + 1, host));
+}
+
+TEST_CASE("on a host whose CPU chunks slow the GPU's staging, the GPU alone is kept",
+          "[adaptive][sim]")
+{
+  namespace ad = neml2::aoti::detail::adaptive;
+  const at::Device host(at::kCPU);
+  for (const double contention : {0.0, 0.5})
+    for (const int64_t batch :
+         {int64_t(16384), int64_t(1) << 18, int64_t(1) << 20, int64_t(1) << 22})
+    {
+      // The elastic model on an H200 host: spreading reaches 0.73 of the sum at 0.5, less
+      // than the GPU alone; without contention, more.
+      sim::Simulator s(sim::profiles::h200_host(contention), 7);
+      const AdaptiveHybrid a = adaptive_for(s);
+      for (int call = 0; call < 12; ++call)
+        s.run(a, batch);
+      const auto t = a.trial(1, batch, host);
+      REQUIRE(t);
+      INFO("contention " << contention << ", " << batch << " points: kept way "
+                         << std::size_t(t->choice) << " (0 spread, 1 GPU alone, 2 direct)");
+      REQUIRE(t->decided);
+      double least = std::numeric_limits<double>::infinity();
+      for (std::size_t w = 0; w < ad::ways; ++w)
+        if (!t->out[w] && !t->seconds[w].empty())
+          least = std::min(least, neml2::aoti::detail::median(t->seconds[w]));
+      CHECK(neml2::aoti::detail::median(t->seconds[std::size_t(t->choice)]) == least);
+      const sim::Run r = s.run(a, batch);
+      CHECK(r.seconds <= 1.05 * least);
+      if (batch < (int64_t(1) << 18))
+        continue;
+      const double gpu_alone = double(batch) / s.alone_seconds(1, batch);
+      if (contention > 0)
+      {
+        CHECK(t->choice == ad::Way::others);
+        CHECK(r.points[0] == 0);
+        CHECK(r.throughput() >= 0.95 * gpu_alone);
+      }
+      else
+      {
+        CHECK(t->choice == ad::Way::spread);
+        CHECK(efficiency(s, r) >= 0.9);
+      }
+    }
 }
 
 TEST_CASE("the way with the least median of its timed dispatches is kept", "[adaptive]")

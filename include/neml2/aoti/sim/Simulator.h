@@ -28,7 +28,9 @@ namespace neml2::aoti::sim
  * `cache_penalty` times more per point (the chunk no longer stays in cache). Chunks run on `lanes`
  * worker lanes (as AsyncPolicy gives a GPU two); when k lanes are busy, the device does `1 +
  * (lane_speedup - 1) (k - 1) / (lanes - 1)` times the work of one lane (copies overlapping
- * compute), shared evenly among them.
+ * compute), shared evenly among them. While a chunk runs on the CPU (the device named "cpu"),
+ * every other device works `1 + host_contention` times slower: a GPU's staging copies share
+ * the host's cores and memory bandwidth with the CPU's chunks.
  *
  * @code
  * sim::Device gpu;
@@ -58,6 +60,7 @@ struct Device
   double cold_seconds = 0;   ///< extra time of the first chunk the device runs (warm-up)
   int64_t cache_points = 0;  ///< above this many points a chunk no longer stays in cache (0: never)
   double cache_penalty = 1;  ///< compute cost per point of a chunk that does not stay in cache
+  double host_contention = 0; ///< slowdown, less 1, while a chunk runs on the CPU (staging)
 
   /// @brief A chunk's time alone on the device, without noise or warm-up.
   double seconds(int64_t n) const
@@ -149,10 +152,10 @@ public:
       throw FatalError("sim::Simulator: no devices");
     for (std::size_t i = 0; i < _devices.size(); ++i)
       if (_devices[i].lanes == 0 || _devices[i].lane_speedup <= 0 || _devices[i].seconds(1) <= 0 ||
-          _devices[i].noise < 0 || _devices[i].noise >= 1)
-        throw FatalError(
-            "sim::Simulator: devices[" + std::to_string(i) +
-            "] needs lanes >= 1, lane_speedup > 0, a positive cost and 0 <= noise < 1");
+          _devices[i].noise < 0 || _devices[i].noise >= 1 || _devices[i].host_contention < 0)
+        throw FatalError("sim::Simulator: devices[" + std::to_string(i) +
+                         "] needs lanes >= 1, lane_speedup > 0, a positive cost, 0 <= noise < 1 "
+                         "and host_contention >= 0");
   }
 
   /// @brief The simulated devices.
@@ -315,7 +318,7 @@ private:
       std::size_t done_dev = 0, done_lane = 0;
       for (std::size_t d = 0; d < _lanes.size(); ++d)
       {
-        const double rate = _sim.device_rate(d, _lanes[d]);
+        const double rate = this->rate(d);
         for (std::size_t l = 0; l < _lanes[d].size(); ++l)
           if (!_lanes[d][l].empty() && _lanes[d][l].front().work / rate < dt)
           {
@@ -326,7 +329,7 @@ private:
       }
       for (std::size_t d = 0; d < _lanes.size(); ++d)
       {
-        const double rate = _sim.device_rate(d, _lanes[d]);
+        const double rate = this->rate(d);
         for (auto & lane : _lanes[d])
           if (!lane.empty())
             lane.front().work -= dt * rate;
@@ -346,6 +349,18 @@ private:
     }
 
   private:
+    /// Work per second of each running chunk on device @p d, with the CPU's contention.
+    double rate(std::size_t d) const
+    {
+      bool host_busy = false;
+      for (std::size_t e = 0; e < _lanes.size(); ++e)
+        if (e != d && _sim._devices[e].name == "cpu")
+          for (const auto & lane : _lanes[e])
+            host_busy = host_busy || !lane.empty();
+      const double contention = host_busy ? 1 + _sim._devices[d].host_contention : 1;
+      return _sim.device_rate(d, _lanes[d]) / contention;
+    }
+
     struct Active
     {
       std::size_t chunk; // index into run.chunks

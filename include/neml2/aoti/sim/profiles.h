@@ -90,6 +90,25 @@ gpu_compute_bound(double slowdown = 1, int index = 0)
   return d;
 }
 
+/**
+ * @brief The elastic model on an H200 host, CPU-resident batches (doc/performance.md, P2-P4):
+ * the CPU at about 140 Mpts/s, the GPU through its staging copies at about 550 with its two
+ * lanes busy, and the GPU @p contention (less 1) times slower while the CPU runs a chunk
+ * (the staging copies share the host's cores and memory bandwidth). At 0.5, spreading over
+ * both reaches about 0.73 of the sum of the two alone, as P4 measured: less than the GPU
+ * alone.
+ */
+inline std::vector<Device>
+h200_host(double contention = 0.5)
+{
+  Device cpu = cpu_memory_bound();
+  cpu.seconds_per_point = 7e-9;
+  Device gpu = gpu_memory_bound();
+  gpu.transfer_seconds_per_point = 3.2e-9;
+  gpu.host_contention = contention;
+  return {cpu, gpu};
+}
+
 /// @brief Slowdowns of GPUs 0..7 in the skewed scenarios (0.3x to 2x the per-point cost).
 inline const std::vector<double> &
 skew()
