@@ -1,8 +1,10 @@
 // AdaptiveHybrid vs the best StaticHybrid in the virtual-time simulator: 1 CPU + 1..8
-// skewed GPUs (sim::profiles), memory- and compute-bound, at several batch sizes.
-// Deterministic: the same build prints the same table.
+// skewed GPUs (sim::profiles), memory- and compute-bound, at several batch sizes; then the
+// elastic model on an H200 host (sim::profiles::h200_host), with and without the GPU's
+// staging slowed by the CPU's chunks, at 2^14..2^24 points, against each device alone.
+// Deterministic: the same build prints the same tables.
 //
-//   sim_hybrid [--gpus 8] [--batches 1000000,10000000,100000000] [--calls 8] [--json FILE]
+//   sim_hybrid [--gpus 8] [--batches 1000000,10000000,100000000] [--calls 16] [--json FILE]
 //
 // Efficiencies are throughput / sum of each device's throughput alone. "bound" is the
 // best any scheduler can do (one round of chunks per device, sized to finish together,
@@ -78,7 +80,7 @@ main(int argc, char ** argv)
 {
   std::size_t max_gpus = 8;
   std::vector<int64_t> batches{1000000, 10000000, 100000000};
-  int calls = 8;
+  int calls = 16;
   std::string json_path = "sim_hybrid.json";
   for (int i = 1; i + 1 < argc; i += 2)
   {
@@ -88,7 +90,7 @@ main(int argc, char ** argv)
     else if (a == "--batches")
       batches = split_list(v);
     else if (a == "--calls")
-      calls = std::max(4, std::stoi(v));
+      calls = std::max(12, std::stoi(v));
     else if (a == "--json")
       json_path = v;
     else
@@ -99,7 +101,7 @@ main(int argc, char ** argv)
     }
   }
   std::printf("| model   | GPUs | batch     | bound | adaptive cold | 2nd call | steady (median "
-              "of calls 4..%d) | best static | adaptive / static |\n",
+              "of calls 11..%d) | best static | adaptive / static |\n",
               calls);
   std::printf("|---------|------|-----------|-------|---------------|----------|-------------"
               "----------------|-------------|-------------------|\n");
@@ -122,7 +124,7 @@ main(int argc, char ** argv)
         for (int c = 0; c < calls; ++c)
           eff.push_back(s.run(a, batch).throughput() / sum);
         const double med =
-            neml2::aoti::detail::median(std::vector<double>(eff.begin() + 3, eff.end()));
+            neml2::aoti::detail::median(std::vector<double>(eff.begin() + 10, eff.end()));
         const double bound = double(batch) / s.balanced_seconds(batch) / sum;
         const double st = best_static(devices, batch);
         const char * model = compute ? "viscop" : "elastic";
@@ -136,6 +138,36 @@ main(int argc, char ** argv)
         first_row = false;
       }
   json << "\n]\n";
+
+  // The H200 host: the way AdaptiveHybrid keeps, against the best single device.
+  std::printf("\nH200 host profile, inputs on the host (median of calls 11..%d):\n\n", calls);
+  std::printf("| contention | batch    | GPU alone / sum | CPU direct / sum | adaptive / sum | "
+              "adaptive / best single | way kept |\n");
+  std::printf("|-----------:|---------:|----------------:|-----------------:|---------------:|"
+              "-----------------------:|----------|\n");
+  const char * ways[] = {"spread", "GPU alone", "direct"};
+  for (const double contention : {0.0, 0.5})
+    for (int64_t batch = int64_t(1) << 14; batch <= (int64_t(1) << 24); batch *= 4)
+    {
+      sim::Simulator s(sim::profiles::h200_host(contention), 42);
+      AdaptiveHybrid::Config cfg;
+      cfg.devices = {"cpu", "cuda:0"};
+      cfg.virtual_devices = true;
+      const AdaptiveHybrid a(cfg);
+      std::vector<double> thr;
+      for (int c = 0; c < calls; ++c)
+        thr.push_back(s.run(a, batch).throughput());
+      const double adaptive =
+          neml2::aoti::detail::median(std::vector<double>(thr.begin() + 10, thr.end()));
+      const double sum = s.sum_of_alone_throughputs(batch);
+      const double gpu = double(batch) / s.alone_seconds(1, batch);
+      const double cpu = double(batch) / s.devices()[0].direct_seconds(batch);
+      const auto t = a.trial(1, batch, at::Device(at::kCPU));
+      const char * kept = t && t->decided ? ways[std::size_t(t->choice)] : "learning";
+      std::printf("| %10.1f | %8lld | %15.3f | %16.3f | %14.3f | %22.3f | %-8s |\n", contention,
+                  (long long)batch, gpu / sum, cpu / sum, adaptive / sum,
+                  adaptive / std::max(gpu, cpu), kept);
+    }
   std::printf("\nwrote %s\n", json_path.c_str());
   return 0;
 }
