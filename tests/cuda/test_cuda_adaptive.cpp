@@ -4,6 +4,7 @@
 // CPU model's results.
 #include "../aoti/fixtures.h"
 
+#include <limits>
 #include <sstream>
 
 using namespace neml2_test;
