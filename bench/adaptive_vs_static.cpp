@@ -239,7 +239,10 @@ main(int argc, char ** argv)
       auto am = load_model(stub, "model", sched);
       row.adaptive_cold = double(B) / seconds_of([&] { am.forward(in); });
       row.adaptive = double(B) / median_time([&] { am.forward(in); }, 16, repeat);
-      std::tie(row.way, row.trial) = describe(sched->trial(am.policy().client(), B, at::kCPU));
+      if (devices.size() > 1)
+        std::tie(row.way, row.trial) = describe(sched->trial(am.policy().client(), B, at::kCPU));
+      else
+        std::tie(row.way, row.trial) = std::make_pair("lone", "one device: no trial of ways");
       // One more call, watched: where adaptive's chunks ran (printed below the table).
       auto layout = std::make_shared<Layout>();
       am.add_observer(layout);
