@@ -129,9 +129,10 @@ public:
    * (observe_dispatch()): spread over every device, spread over the other devices only (the
    * CPU's chunks can slow the GPUs' staging more than they add), and one direct call on the
    * CPU (within its bounds; the direct call pays no hand-off to a worker and no stitching).
-   * Once every device is measured: three spread dispatches, then each other way (once, when
-   * it was more than 1.25 times as slow as spreading; else three times), and the way with the
-   * least median is kept until forget() (detail::adaptive::WholeTrial, trial()).
+   * Once every device is measured: three spread dispatches, then each other way (twice, when
+   * both were more than 1.25 times as slow as spreading: the first may pay a warm-up; else
+   * three times), and the way with the least median is kept until forget()
+   * (detail::adaptive::WholeTrial, trial()).
    *
    * Called on the dispatching thread right before the dispatch: the way it picks holds for
    * the dispatch that follows on that thread.

@@ -3,6 +3,7 @@
 // timing the three ways, per client and batch size.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <vector>
@@ -15,7 +16,10 @@ namespace neml2::aoti::detail::adaptive
 constexpr std::size_t spread_samples = 3;
 /// Dispatches of another way timed before the choice is made.
 constexpr std::size_t way_samples = 3;
-/// A first dispatch of a way this many times slower than spreading ends that way's trial.
+/// Dispatches of a way judged before its trial may end early (the first may pay a warm-up:
+/// page-locked buffers for larger chunks, a direct call's first run at that size).
+constexpr std::size_t first_samples = 2;
+/// The first dispatches of a way all this many times slower than spreading end its trial.
 constexpr double hopeless = 1.25;
 /// No direct call is tried when the device's per-point cost, fitted from its chunks of
 /// spread dispatches, says it would take this many times longer than spreading. (Beside a
@@ -44,9 +48,9 @@ constexpr std::size_t ways = 3;
  * device whose chunks are slow beside the GPUs' staging can make spreading slower than the
  * GPUs alone. So each way is timed, by the wall time of the whole dispatch: first
  * `spread_samples` spread dispatches, then up to `way_samples` of each other way that is
- * allowed (one, when it was `hopeless` times slower than spreading), and the way with the
- * least median is kept until AdaptiveHybrid::forget(). A direct call the fit puts
- * `implausible` times above spreading is not tried.
+ * allowed (`first_samples`, when each was `hopeless` times slower than spreading), and the
+ * way with the least median is kept until AdaptiveHybrid::forget(). A direct call the fit
+ * puts `implausible` times above spreading is not tried.
  */
 struct WholeTrial
 {
@@ -119,7 +123,8 @@ record(WholeTrial & t, Way w, double seconds, unsigned allowed)
   {
     auto & mine = t.seconds[std::size_t(w)];
     mine.push_back(seconds);
-    if (mine.size() == 1 && seconds > hopeless * median(spread))
+    if (mine.size() == first_samples &&
+        *std::min_element(mine.begin(), mine.end()) > hopeless * median(spread))
       t.out[std::size_t(w)] = true;
   }
   if (spread.size() < spread_samples)
