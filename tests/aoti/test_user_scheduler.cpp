@@ -40,9 +40,16 @@ public:
   {
     return batch <= _whole ? std::optional<std::size_t>(0) : std::nullopt;
   }
+  void observe_dispatch(std::uint64_t, int64_t batch, double seconds) const noexcept override
+  {
+    ++_dispatches;
+    _last_batch = batch;
+    _last_seconds = seconds;
+  }
 
-  mutable int64_t _batch = 0, _handed = 0, _observed = 0;
-  mutable int _begins = 0;
+  mutable int64_t _batch = 0, _handed = 0, _observed = 0, _last_batch = 0;
+  mutable int _begins = 0, _dispatches = 0;
+  mutable double _last_seconds = 0;
 
 private:
   int64_t _parts, _whole;
@@ -69,18 +76,25 @@ check_even_split(M & m, EvenSplit & s)
   const Model direct(stub("forward_single"), "model", "cpu");
   const at::Tensor eps = strains(103);
   const at::Tensor want = direct.forward({{"strain", eps}}).at("stress");
-  const int begins = s._begins;
+  const int begins = s._begins, dispatches = s._dispatches;
   CHECK(identical(m.forward({{"strain", eps}}).at("stress"), want));
   CHECK(m.last_dispatch().chunks == 4); // ceil(103 / 4) = 26: 26 + 26 + 26 + 25
   CHECK_FALSE(m.last_dispatch().short_circuit);
   CHECK(s._begins == begins + 1);
   CHECK(s._observed >= 103);
+  // observe_dispatch: once per dispatch, spread or whole, with its size and wall time
+  CHECK(s._dispatches == dispatches + 1);
+  CHECK(s._last_batch == 103);
+  CHECK(s._last_seconds > 0);
 
   // small batches run whole, as the scheduler says
   const at::Tensor few = strains(5);
   CHECK(identical(m.forward({{"strain", few}}).at("stress"),
                   direct.forward({{"strain", few}}).at("stress")));
   CHECK(m.last_dispatch().short_circuit);
+  CHECK(s._dispatches == dispatches + 2);
+  CHECK(s._last_batch == 5);
+  CHECK(s._last_seconds > 0);
 }
 } // namespace
 
@@ -121,6 +135,8 @@ TEST_CASE("user scheduler: errors in its chunks follow the library's contract", 
   const at::Tensor eps = strains(103), before = eps.clone();
   CHECK_THROWS_AS(m.forward({{"strain", eps}}), ConvergenceError);
   CHECK(identical(eps, before));
+  CHECK(s->_dispatches == 0); // a dispatch that failed is not timed
   m.set_chunk_hook({});
   CHECK_NOTHROW(m.forward({{"strain", eps}}));
+  CHECK(s->_dispatches == 1);
 }
