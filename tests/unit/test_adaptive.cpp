@@ -448,6 +448,34 @@ TEST_CASE("on a host whose CPU chunks slow the GPU's staging, the GPU alone is k
     }
 }
 
+TEST_CASE("a device fitted with a slope once stays known when its window holds one size",
+          "[adaptive]")
+{
+  namespace ad = neml2::aoti::detail::adaptive;
+  // Explored, and once measured at two sizes; now its window holds 32 chunks of one size
+  // (the plan gave it equal rounds). Probing it again would hand it a chunk 4 times its
+  // largest at the start of the next dispatch.
+  auto entry = std::make_shared<ad::Entry>();
+  entry->devices.resize(1);
+  entry->whole.resize(1);
+  ad::History & h = entry->devices[0];
+  h.explored = true;
+  h.ran = true;
+  for (int k = 0; k < 4; ++k)
+    h.window.push_back(
+        {int64_t(1) << (12 + 2 * k), 1e-6 * double(int64_t(1) << (12 + 2 * k)), false});
+  ad::Session first = ad::open_session(1, 1 << 22, entry);
+  CHECK(first.devices[0].two_sizes);
+  CHECK(first.devices[0].known);
+  h.window.clear();
+  for (int k = 0; k < int(ad::window); ++k)
+    h.window.push_back({1 << 20, 1.0e-3 * (1 + 0.01 * (k % 3)), false});
+  const ad::Session later = ad::open_session(1, 1 << 22, entry);
+  CHECK_FALSE(later.devices[0].two_sizes);
+  CHECK(later.devices[0].known);
+  CHECK(later.devices[0].fit.seconds_per_point == Approx(1e-9).epsilon(0.05));
+}
+
 TEST_CASE("the way with the least median of its timed dispatches is kept", "[adaptive]")
 {
   namespace ad = neml2::aoti::detail::adaptive;
