@@ -480,7 +480,7 @@ TEST_CASE("the way with the least median of its timed dispatches is kept", "[ada
 {
   namespace ad = neml2::aoti::detail::adaptive;
   using ad::Way;
-  const unsigned all = ad::allowed(true, true);
+  const unsigned all = ad::allowed(true);
   ad::WholeTrial t;
   CHECK(next_way(t, all) == Way::spread);
   record(t, Way::direct, 1e-6, all); // not a trial: spreading was not timed yet
@@ -536,7 +536,7 @@ TEST_CASE("the way with the least median of its timed dispatches is kept", "[ada
   CHECK(v.decided);
   CHECK(v.choice == Way::spread);
 
-  const unsigned no_direct = ad::allowed(true, false);
+  const unsigned no_direct = ad::allowed(false);
   ad::WholeTrial w;
   for (const double x : {1e-3, 1e-3, 1e-3, 0.9e-3, 0.9e-3, 0.9e-3})
     record(w, x < 1e-3 ? Way::others : Way::spread, x, no_direct);

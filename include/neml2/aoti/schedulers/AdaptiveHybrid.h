@@ -326,7 +326,7 @@ AdaptiveHybrid::short_circuit(std::uint64_t client, int64_t batch, const at::Dev
     const bool fits = d < _devices.size() && batch <= _whole_limit[d];
     if (d == _devices.size() || !inputs.is_cpu())
       return fits ? std::optional<std::size_t>(d) : std::nullopt;
-    const unsigned allowed = ad::allowed(true, fits);
+    const unsigned allowed = ad::allowed(fits);
     ad::Way way = ad::Way::spread;
     if (const auto entry = _history.find(client, batch))
     {

@@ -60,11 +60,12 @@ struct WholeTrial
   Way choice = Way::spread;                        ///< the way kept, once decided
 };
 
-/// The ways allowed for a batch: bit `w` set when Way `w` may be taken.
+/// The ways allowed for a batch (bit `w` set when Way `w` may be taken): spreading and the
+/// other devices always, a direct call when @p direct (the batch is within the host's bounds).
 constexpr unsigned
-allowed(bool others, bool direct)
+allowed(bool direct)
 {
-  return 1u | (others ? 2u : 0u) | (direct ? 4u : 0u);
+  return 1u | 2u | (direct ? 4u : 0u);
 }
 
 /// Whether Way @p w is in the set @p allowed.
