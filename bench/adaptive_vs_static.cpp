@@ -110,13 +110,14 @@ usage(const char * argv0)
 std::pair<std::string, std::string>
 describe(const std::optional<AdaptiveHybrid::Trial> & t)
 {
-  const char * names[] = {"spread", "others", "direct"};
+  using neml2::aoti::detail::adaptive::name;
+  using neml2::aoti::detail::adaptive::Way;
   if (!t)
     return {"none", "nothing timed"};
   std::ostringstream line;
   for (std::size_t w = 0; w < t->seconds.size(); ++w)
   {
-    line << names[w] << " ";
+    line << name(Way(w)) << " ";
     if (t->seconds[w].empty())
       line << "-";
     else
@@ -124,7 +125,7 @@ describe(const std::optional<AdaptiveHybrid::Trial> & t)
            << ")";
     line << (t->out[w] ? " out" : "") << "; ";
   }
-  const std::string way = t->decided ? names[std::size_t(t->choice)] : "learning";
+  const std::string way = t->decided ? name(t->choice) : "learning";
   line << "kept: " << way;
   return {way, line.str()};
 }

@@ -145,7 +145,6 @@ main(int argc, char ** argv)
               "adaptive / best single | way kept |\n");
   std::printf("|-----------:|---------:|----------------:|-----------------:|---------------:|"
               "-----------------------:|----------|\n");
-  const char * ways[] = {"spread", "GPU alone", "direct"};
   for (const double contention : {0.0, 0.5})
     for (int64_t batch = int64_t(1) << 14; batch <= (int64_t(1) << 24); batch *= 4)
     {
@@ -163,7 +162,8 @@ main(int argc, char ** argv)
       const double gpu = double(batch) / s.alone_seconds(1, batch);
       const double cpu = double(batch) / s.devices()[0].direct_seconds(batch);
       const auto t = a.trial(1, batch, at::Device(at::kCPU));
-      const char * kept = t && t->decided ? ways[std::size_t(t->choice)] : "learning";
+      const char * kept =
+          t && t->decided ? neml2::aoti::detail::adaptive::name(t->choice) : "learning";
       std::printf("| %10.1f | %8lld | %15.3f | %16.3f | %14.3f | %22.3f | %-8s |\n", contention,
                   (long long)batch, gpu / sum, cpu / sum, adaptive / sum,
                   adaptive / std::max(gpu, cpu), kept);

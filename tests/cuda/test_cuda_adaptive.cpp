@@ -15,16 +15,17 @@ namespace
 std::string
 describe(const AdaptiveHybrid::Trial & t)
 {
+  using neml2::aoti::detail::adaptive::name;
+  using neml2::aoti::detail::adaptive::Way;
   std::ostringstream s;
-  const char * names[] = {"spread", "others", "direct"};
   for (std::size_t w = 0; w < t.seconds.size(); ++w)
   {
-    s << names[w] << ":";
+    s << name(Way(w)) << ":";
     for (const double x : t.seconds[w])
       s << " " << x * 1e6;
     s << (t.out[w] ? " (out)" : "") << " us; ";
   }
-  s << (t.decided ? "kept " : "undecided ") << names[std::size_t(t.choice)];
+  s << (t.decided ? "kept " : "undecided ") << name(t.choice);
   return s.str();
 }
 
@@ -62,9 +63,8 @@ TEST_CASE("AdaptiveHybrid on cpu and cuda:0 keeps the way it timed fastest", "[c
     const at::Tensor want = direct.forward({{"strain", x}}).at("stress");
     CHECK_FALSE(sched->trial(client, batch, host)); // nothing timed yet
     int calls = 0;
-    for (; calls < 24 &&
-           !(sched->trial(client, batch, host) && sched->trial(client, batch, host)->decided);
-         ++calls)
+    for (auto t = sched->trial(client, batch, host); calls < 24 && !(t && t->decided);
+         t = sched->trial(client, batch, host), ++calls)
       CHECK(close(m.forward({{"strain", x}}).at("stress"), want, 1e-12, 1e-9));
     const auto t = sched->trial(client, batch, host);
     REQUIRE(t);

@@ -39,6 +39,13 @@ enum class Way : std::size_t
 /// Number of ways.
 constexpr std::size_t ways = 3;
 
+/// The name of Way @p w, for reports: "spread", "others" or "direct".
+constexpr const char *
+name(Way w)
+{
+  return w == Way::spread ? "spread" : w == Way::others ? "others" : "direct";
+}
+
 /**
  * The trial of the ways against each other, for one batch size with its inputs on one device.
  *
