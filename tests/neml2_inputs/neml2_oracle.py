@@ -5,7 +5,10 @@ has NEML2 (PyPI's package is also called ``neml2``, so it cannot share one with 
 project): ``python neml2_oracle.py REQUEST.pt RESULT.pt``. REQUEST holds
 ``{"file", "model", "batch", "steps": [{input name: (batch, ...) tensor}, ...]}``; RESULT gets
 ``{"version", "steps": [{"outputs": {...}, "jacobian": {of: {wrt: tensor}}}, ...]}``
-with NEML2's eager outputs and Jacobian blocks, ``(B, *of, *wrt)``.
+with NEML2's eager outputs and Jacobian blocks, ``(B, *of, *wrt)``. A REQUEST of the form
+``{"cases": [request, ...]}`` answers several files in one process: RESULT then holds
+``{"version", "cases": [{"steps": ...} or {"error": message}, ...]}``, an error being
+what NEML2 raised for that case.
 """
 
 from __future__ import annotations
@@ -43,8 +46,8 @@ def jacobian(model: object, inputs: dict[str, torch.Tensor]) -> tuple[dict, dict
     raise AssertionError("unreachable")
 
 
-def main(request_path: str, result_path: str) -> None:
-    request = torch.load(request_path)
+def answer(request: dict) -> list[dict]:
+    """NEML2's outputs and Jacobians for every step of one request."""
     model = neml2.load_model(request["file"], request["model"])
     steps = []
     for inputs in request["steps"]:
@@ -64,8 +67,24 @@ def main(request_path: str, result_path: str) -> None:
                 "inputs": list(model.input_spec),
             }
         )
+    return steps
+
+
+def main(request_path: str, result_path: str) -> None:
+    request = torch.load(request_path)
     version = getattr(neml2, "__version__", "unknown")
-    torch.save({"version": str(version), "torch": str(torch.__version__), "steps": steps}, result_path)
+    result: dict = {"version": str(version), "torch": str(torch.__version__)}
+    if "cases" in request:
+        cases = []
+        for case in request["cases"]:
+            try:
+                cases.append({"steps": answer(case)})
+            except Exception as err:  # noqa: BLE001 (reported per case, compared by the test)
+                cases.append({"error": f"{type(err).__name__}: {err}"})
+        result["cases"] = cases
+    else:
+        result["steps"] = answer(request)
+    torch.save(result, result_path)
 
 
 if __name__ == "__main__":

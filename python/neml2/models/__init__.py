@@ -30,6 +30,7 @@ from .plasticity import (
     YieldFunction,
 )
 from .thermal import ThermalEigenstrain
+from . import conversions, generic, interpolation, reduction, rotations, scalar_functions  # noqa: F401 (register)
 from .time_integration import _variants as _time_integration  # noqa: F401 (registers)
 from .viscoplasticity import J2Viscoplasticity
 

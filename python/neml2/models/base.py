@@ -28,7 +28,8 @@ from typing import ClassVar
 import torch
 
 from ..errors import ConvergenceError, HitError, Neml2Error
-from ..hit import Section
+from ..hit import _NUMBER, Section
+from ..tensors import base_shape
 
 Tensors = dict[str, torch.Tensor]
 Blocks = dict[str, dict[str, torch.Tensor]]
@@ -604,3 +605,46 @@ def model_section(root: Section, name: str) -> Section:
             root.path, models.line, f"[Models] has no model '{name}'; models defined: {defined}"
         )
     return section
+
+
+def root_of(section: Section) -> Section:
+    """The file-level section above ``section``."""
+    while section.parent is not None:
+        section = section.parent
+    return section
+
+
+def tensor_option(
+    section: Section, key: str, type_name: str, default: torch.Tensor | float | None = None
+) -> torch.Tensor:
+    """A tensor-valued option of NEML2 type ``type_name`` (see :mod:`neml2.tensors`).
+
+    The value is either written in place, as many numbers as the type has components
+    (one for a Scalar), or the name of a ``[Tensors]`` block, whose tensor may carry
+    leading axes (a table of values, for instance) before its base shape. ``default``
+    applies when the key is absent; without one the key is required.
+    """
+    from ..tensor_blocks import resolve_tensor  # the [Tensors] reader builds on this module
+
+    shape = base_shape(type_name)
+    if key not in section.params:
+        if default is None:
+            raise section.error(None, f"[{section.full_name}]: missing required parameter '{key}'")
+        return torch.as_tensor(default, dtype=Model.dtype).expand(shape).clone()
+    words = section.strings(key)
+    if all(_NUMBER.fullmatch(w) for w in words):
+        size = math.prod(shape)
+        if len(words) != size:
+            raise section.error(
+                key,
+                f"parameter '{key}': a {type_name} has {size} component"
+                f"{'s' if size != 1 else ''}, got {len(words)} numbers",
+            )
+        return torch.tensor([float(w) for w in words], dtype=Model.dtype).reshape(shape)
+    if len(words) != 1:
+        raise section.error(
+            key,
+            f"parameter '{key}': expected {type_name} numbers or the name of a [Tensors] "
+            f"block, got '{section.string(key)}'",
+        )
+    return resolve_tensor(section, key, words[0], type_name)

@@ -1,0 +1,2 @@
+"""Interpolation of tabulated values: linear, bilinear and symmetric Hermite
+interpolation, and the Hermite smooth step."""
