@@ -56,6 +56,7 @@ def oracle_python() -> str:
         capture_output=True,
         text=True,
         check=False,
+        cwd=INPUTS,  # not beside this project's own package neml2
     )
     if probe.returncode != 0 or "3.1.0" not in probe.stdout:
         pytest.skip(f"NEML2 3.1.0 could not be imported by {python}: {probe.stderr.strip()[-300:]}")
