@@ -328,7 +328,8 @@ def resolve_typed(section: Section, key: str, name: str, type_name: str) -> Type
         if type(value) is not want:
             raise section.error(
                 key,
-                f"parameter '{key}' takes a {type_name}, but [Tensors/{name}] is a {value.TYPE}",
+                f"parameter '{key}' takes type {type_name}, but [Tensors/{name}] is of "
+                f"type {value.TYPE}",
             )
         return type(value)(value.data.clone(), value.sub_batch_ndim)
     base = TYPES[type_name]
