@@ -156,8 +156,10 @@ def _full(block: torch.Tensor, n: int) -> torch.Tensor:
 
 @register
 class SR2Invariant(Block):
-    """``invariant`` of ``tensor``: VONMISES ``sqrt(3/2 dev:dev)``, EFFECTIVE_STRAIN
-    ``sqrt(2/3 dev:dev)`` or I1 ``tr``."""
+    """``invariant`` of ``tensor`` by ``invariant_type`` (required), NEML2 3.1.0's three:
+    VONMISES ``sqrt(3/2 dev:dev + eps)``, EFFECTIVE_STRAIN ``sqrt(2/3 dev:dev + eps)``
+    (eps the machine epsilon, so that both and their derivatives are finite at a zero
+    deviator) and I1 ``tr``. NEML2 3.1.0 names I2 and INVALID but refuses both."""
 
     type_name = "SR2Invariant"
     inputs_spec = (("tensor", None, SR2),)
@@ -170,9 +172,11 @@ class SR2Invariant(Block):
             return
         kind = section.string("invariant_type")
         if kind not in self.KINDS:
+            known = "I2 and INVALID are named but not implemented by NEML2 3.1.0; "
             raise section.error(
                 "invariant_type",
                 f"parameter 'invariant_type': '{kind}' is not supported; "
+                f"{known if kind in ('I2', 'INVALID') else ''}"
                 f"expected one of: {', '.join(self.KINDS)}",
             )
         self.kind = kind
@@ -181,20 +185,17 @@ class SR2Invariant(Block):
         self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor], derivatives: bool
     ) -> tuple[Tensors, Blocks, Blocks]:
         a = x["tensor"]
+        eye = identity(a)
+        trace = a[..., 0] + a[..., 1] + a[..., 2]
         if self.kind == "I1":
-            value = a[:, 0] + a[:, 1] + a[:, 2]
-            return (
-                {"invariant": value},
-                {"invariant": {"tensor": batched(identity(a), a.shape[0])}},
-                {},
-            )
+            jac = {"invariant": {"tensor": eye * torch.ones_like(a)}} if derivatives else {}
+            return {"invariant": trace}, jac, {}
         c = self.KINDS[self.kind]
-        dev = deviator(a)
-        value = (c * dev.square().sum(-1)).sqrt()
-        safe = torch.where(value > 0, value, torch.ones_like(value))
-        d = torch.where(
-            (value > 0).unsqueeze(-1), c * dev / safe.unsqueeze(-1), torch.zeros_like(dev)
-        )
+        dev = a - (trace / 3).unsqueeze(-1) * eye
+        value = torch.sqrt(c * dev.square().sum(-1) + torch.finfo(a.dtype).eps)
+        if not derivatives:
+            return {"invariant": value}, {}, {}
+        d = c * dev / value.unsqueeze(-1)
         return {"invariant": value}, {"invariant": {"tensor": d}}, {}
 
 

@@ -1,0 +1,6 @@
+# MacaulaySplit: the default variable names
+[Models]
+  [model]
+    type = MacaulaySplit
+  []
+[]

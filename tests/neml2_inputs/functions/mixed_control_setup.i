@@ -1,0 +1,6 @@
+# MixedControlSetup: the default names and threshold
+[Models]
+  [model]
+    type = MixedControlSetup
+  []
+[]
