@@ -1,5 +1,6 @@
 """Time integration blocks with NEML2's names: backward Euler residuals, forward Euler
-updates and variable rates, for scalars and Mandel 6-vectors.
+updates and variable rates, for every tensor type NEML2 instantiates them with (see
+:data:`VARIANTS`).
 
 A block names one ``variable``; NEML2's conventions derive the rest from it: ``<v>~1``
 (the value at the start of the step), ``<v>_rate``, ``<v>_residual``, and the time
@@ -14,17 +15,14 @@ from typing import ClassVar
 import torch
 
 from ..hit import Section
+from ..tensors import base_shape, identity_block, per_point
 from .base import Blocks, Model, Tensors, check_distinct, register, variable_name
-from .plasticity import SCALAR, SR2, Block
+from .plasticity import SCALAR, Block
 
 
 def _unit(shape: tuple[int, ...], like: torch.Tensor) -> torch.Tensor:
-    """d v / d v per point: ones ``(B,)`` for a scalar, ``(B, 6, 6)`` identities for SR2."""
-    n = like.shape[0]
-    if not shape:
-        return torch.ones(n, dtype=like.dtype).to(like.device)
-    eye = torch.eye(shape[0], dtype=like.dtype).to(like.device)
-    return eye.unsqueeze(0).expand((n, *eye.shape)).clone()
+    """d v / d v per point, ``(B, *shape, *shape)``: ones for a scalar, identities else."""
+    return per_point(identity_block(shape, like), like.shape[0])
 
 
 def _scale(c: torch.Tensor, block: torch.Tensor) -> torch.Tensor:
@@ -37,6 +35,9 @@ def _times(c: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
 
 
 class _TimeBlock(Block):
+    """A block on one ``variable`` of base shape ``shape`` and the time ``t``; the names of
+    the other variables derive from those two (see the module docstring)."""
+
     shape: ClassVar[tuple[int, ...]]
     #: option -> (role key, derived suffix on the variable or the time)
     roles: ClassVar[tuple[str, ...]]
@@ -150,21 +151,32 @@ class _VariableRate(_TimeBlock):
         return {"rate": rate}, jac, {}
 
 
+#: The tensor types NEML2 3.1.0 instantiates each family with.
+VARIANTS: dict[str, tuple[str, ...]] = {
+    "BackwardEulerTimeIntegration": ("Scalar", "SR2", "R2", "Vec"),
+    "ForwardEulerTimeIntegration": ("Scalar", "SR2", "R2"),
+    "VariableRate": ("Scalar", "Vec", "SR2", "R2"),
+}
+
+
 def _variants() -> None:
-    for base, suffix in (
-        (_BackwardEuler, "BackwardEulerTimeIntegration"),
-        (_ForwardEuler, "ForwardEulerTimeIntegration"),
-        (_VariableRate, "VariableRate"),
-    ):
-        for prefix, shape in (("Scalar", SCALAR), ("SR2", SR2)):
+    """Register ``<type><family>`` for every entry of :data:`VARIANTS`."""
+    bases = {
+        "BackwardEulerTimeIntegration": _BackwardEuler,
+        "ForwardEulerTimeIntegration": _ForwardEuler,
+        "VariableRate": _VariableRate,
+    }
+    for suffix, types in VARIANTS.items():
+        base = bases[suffix]
+        for prefix in types:
             cls = type(
                 f"{prefix}{suffix}",
                 (base,),
                 {
                     "type_name": f"{prefix}{suffix}",
-                    "shape": shape,
+                    "shape": base_shape(prefix),
                     "options": base.options,
-                    "__doc__": base.__doc__,
+                    "__doc__": f"{base.__doc__} ({prefix})",
                 },
             )
             globals()[cls.__name__] = register(cls)

@@ -1,0 +1,7 @@
+# VecBackwardEulerTimeIntegration
+[Models]
+  [model]
+    type = VecBackwardEulerTimeIntegration
+    variable = 'x'
+  []
+[]

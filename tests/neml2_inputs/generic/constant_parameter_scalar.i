@@ -1,0 +1,8 @@
+# ScalarConstantParameter with a named output
+[Models]
+  [model]
+    type = ScalarConstantParameter
+    parameter = 'c'
+    value = '-1.057'
+  []
+[]

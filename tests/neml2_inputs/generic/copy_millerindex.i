@@ -1,0 +1,8 @@
+# CopyMillerIndex between named variables
+[Models]
+  [model]
+    type = CopyMillerIndex
+    from = 'a'
+    to = 'b'
+  []
+[]

@@ -1,0 +1,8 @@
+# CopyMRP between named variables
+[Models]
+  [model]
+    type = CopyMRP
+    from = 'a'
+    to = 'b'
+  []
+[]

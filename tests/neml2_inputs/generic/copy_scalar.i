@@ -1,0 +1,6 @@
+# CopyScalar with its default variable names from/to
+[Models]
+  [model]
+    type = CopyScalar
+  []
+[]

@@ -1,0 +1,8 @@
+# CopyVec between named variables
+[Models]
+  [model]
+    type = CopyVec
+    from = 'a'
+    to = 'b'
+  []
+[]

@@ -1,0 +1,6 @@
+# MillerIndexInputParameter with its default variable names
+[Models]
+  [model]
+    type = MillerIndexInputParameter
+  []
+[]

@@ -1,0 +1,6 @@
+# MRPInputParameter with its default variable names
+[Models]
+  [model]
+    type = MRPInputParameter
+  []
+[]

@@ -1,0 +1,6 @@
+# ScalarInputParameter with its default variable names
+[Models]
+  [model]
+    type = ScalarInputParameter
+  []
+[]

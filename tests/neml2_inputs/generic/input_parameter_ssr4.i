@@ -1,0 +1,6 @@
+# SSR4InputParameter with its default variable names
+[Models]
+  [model]
+    type = SSR4InputParameter
+  []
+[]

@@ -1,0 +1,6 @@
+# VecInputParameter with its default variable names
+[Models]
+  [model]
+    type = VecInputParameter
+  []
+[]

@@ -1,0 +1,8 @@
+# R2Determinant
+[Models]
+  [model]
+    type = R2Determinant
+    input = 'F'
+    determinant = 'J'
+  []
+[]

@@ -1,0 +1,8 @@
+# RotationMatrix of an orientation
+[Models]
+  [model]
+    type = RotationMatrix
+    from = 'orientation'
+    to = 'R'
+  []
+[]

@@ -1,0 +1,7 @@
+# ScalarMultiplication of two variables, default scaling and reciprocal
+[Models]
+  [model]
+    type = ScalarMultiplication
+    from = 'a b'
+  []
+[]

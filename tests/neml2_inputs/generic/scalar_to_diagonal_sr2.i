@@ -1,0 +1,8 @@
+# ScalarToDiagonalSR2
+[Models]
+  [model]
+    type = ScalarToDiagonalSR2
+    input = 'p'
+    output = 'P'
+  []
+[]

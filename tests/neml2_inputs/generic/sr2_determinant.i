@@ -1,0 +1,6 @@
+# SR2Determinant with its default variable names
+[Models]
+  [model]
+    type = SR2Determinant
+  []
+[]

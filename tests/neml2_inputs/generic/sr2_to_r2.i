@@ -1,0 +1,6 @@
+# SR2ToR2
+[Models]
+  [model]
+    type = SR2ToR2
+  []
+[]

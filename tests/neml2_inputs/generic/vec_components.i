@@ -1,0 +1,8 @@
+# VecComponents
+[Models]
+  [model]
+    type = VecComponents
+    from = 'v'
+    to = 'vx vy vz'
+  []
+[]

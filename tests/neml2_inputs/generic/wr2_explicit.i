@@ -1,0 +1,7 @@
+# WR2ExplicitExponentialTimeIntegration of an orientation
+[Models]
+  [model]
+    type = WR2ExplicitExponentialTimeIntegration
+    variable = 'orientation'
+  []
+[]

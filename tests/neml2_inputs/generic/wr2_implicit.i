@@ -1,0 +1,8 @@
+# WR2ImplicitExponentialTimeIntegration of an orientation
+[Models]
+  [model]
+    type = WR2ImplicitExponentialTimeIntegration
+    variable = 'orientation'
+    rate = 'spin'
+  []
+[]
