@@ -221,3 +221,44 @@ def build(text: str) -> Model:
 def test_refuses(body: str, message: str) -> None:
     with pytest.raises(HitError, match=message):
         build(f"[Models]\n [model]\n {body}\n []\n[]\n")
+
+
+#: One file per type: its kernels must export (torch.export with a dynamic batch), the
+#: step before AOTInductor, with every parameter a graph input.
+EXPORTED = (
+    "scalar_pnorm",
+    "macaulay_split",
+    "fb_complementarity",
+    "irreversible_scalar",
+    "arrhenius_parameter",
+    "mixed_control_setup",
+    "sr2_invariant_vonmises",
+    "sr2_invariant_i1",
+    "hermite_smooth_step",
+    "symmetric_hermite_interpolation",
+    "scalar_linear_interpolation",
+    "vec_bilinear_interpolation",
+    "sr2_bilinear_interpolation",
+)
+
+
+@pytest.mark.parametrize("name", EXPORTED)
+def test_kernels_export(name: str) -> None:
+    from neml2.compile import Graph, Selection
+
+    case = next(c for c in CASES if c.id == name)
+    model = case.build()
+    pairs = [(o.name, i.name) for o in model.outputs for i in model.inputs]
+    sel = Selection(pairs, list(model.parameters))
+    for graph in ("jacobian", "param_jacobian") if sel.params else ("jacobian",):
+        module = Graph(model, graph, sel)
+        batch = torch.export.Dim("batch", min=0)
+        shapes = tuple({0: batch} if s["role"] == "input" else None for s in module.args)
+        args = tuple(
+            case.inputs[s["name"]] if s["role"] == "input" else model.parameters[s["name"]]
+            for s in module.args
+        )
+        program = torch.export.export(module, args, dynamic_shapes=(shapes,), strict=False)
+        exported, eager = program.module()(*args), module(*args)
+        for a, b in zip(exported, eager, strict=True):
+            torch.testing.assert_close(a, b, rtol=1e-12, atol=0.0)
