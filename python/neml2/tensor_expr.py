@@ -98,6 +98,8 @@ class TypedTensor:
     BASE: ClassVar[tuple[int, ...]] = ()
 
     __slots__ = ("data", "sub_batch_ndim")
+    data: torch.Tensor
+    sub_batch_ndim: int
 
     def __init__(
         self,
@@ -108,7 +110,7 @@ class TypedTensor:
         device: Any = None,
     ) -> None:
         del dtype, device  # accepted for NEML2's signatures; values are float64 on the CPU
-        inherited = 0
+        inherited: int = 0
         if isinstance(data, TypedTensor):
             if type(data) is not type(self):
                 raise TypeError(f"cannot make a {self.TYPE} from a {data.TYPE}")
@@ -334,7 +336,7 @@ class WR2(TypedTensor):
     @classmethod
     def identity(cls, **_: Any) -> WR2:
         """The zero skew tensor."""
-        return cls.zeros()
+        return cls(torch.zeros(3, dtype=DTYPE))
 
 
 class Quaternion(TypedTensor):
@@ -467,7 +469,7 @@ class MRP(TypedTensor):
     @classmethod
     def identity(cls, **_: Any) -> MRP:
         """The zero rotation."""
-        return cls.zeros()
+        return cls(torch.zeros(3, dtype=DTYPE))
 
     @classmethod
     def from_axis_angle(cls, n: Vec, theta: Scalar) -> MRP:
@@ -741,8 +743,8 @@ def tr(a: SR2 | R2) -> Scalar:
 
 def vol(a: SR2 | R2) -> Any:
     """The volumetric part ``tr(a) / 3 I``."""
-    t = _typed(a, SR2, R2)
-    return tr(t) / 3.0 * type(t).identity()
+    t = a if isinstance(a, (SR2, R2)) else _typed(a, SR2, R2)
+    return tr(t) / 3.0 * t.identity()
 
 
 def dev(a: SR2 | R2) -> Any:
@@ -1097,7 +1099,7 @@ def evaluate(code: str, namespace: dict[str, Any], lazy_names: Iterable[str] = (
         raise ExprError("a block of statements must assign its value to 'result'")
     scope = namespace
     scope["__builtins__"] = dict(SAFE_BUILTINS)
-    compiled = compile(tree, "<expr>", mode)  # type: ignore[arg-type]
+    compiled = compile(tree, "<expr>", mode)  # type: ignore[call-overload]
     try:
         if mode == "eval":
             return eval(compiled, scope)
