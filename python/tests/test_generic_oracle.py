@@ -97,6 +97,11 @@ DRAWS.update(
         "backward_euler_vec": _time_case(("x", "x~1", "x_rate"), "t", lambda: randn(BATCH, 3)),
         "backward_euler_r2": _time_case(("F", "F~1", "L"), "t", lambda: randn(BATCH, 3, 3)),
         "forward_euler_r2": _time_case(("F0", "L"), "t", lambda: randn(BATCH, 3, 3)),
+        "composed_constant_parameter": lambda: {
+            "x": uniform(0.5, 2.0, BATCH),
+            "v0~1": randn(BATCH, 3),
+            **dict(zip(("t", "t~1"), times(), strict=True)),
+        },
         "scalar_multiplication": lambda: {"a": randn(BATCH), "b": randn(BATCH)},
         "scalar_multiplication_reciprocal": lambda: {
             "a": uniform(0.5, 2.0, BATCH),
@@ -188,6 +193,41 @@ def test_agrees_with_neml2(index: int, theirs: list[dict]) -> None:
         assert tuple(flat.shape) == (case.batch, var.size)
         answer = {**answer, "outputs": {var.name: flat.reshape(case.batch, *var.shape)}}
     check(case, answer)
+
+
+@pytest.mark.parametrize(
+    "stem",
+    [
+        "composed_constant_parameter",
+        "constant_parameter_sr2",
+        "parameter_to_variable_r2",
+        "scalar_multiplication_reciprocal",
+    ],
+)
+def test_parameter_derivatives_by_differences(stem: str) -> None:
+    """d output / d parameter (which NEML2's oracle does not give) by central differences."""
+    case = next(c for c in CASES if c.id == stem)
+    model = case.build()
+    x = {k: v.clone() for k, v in case.inputs.items()}
+    pjac = model.param_jacobian(x)
+    for name, value in model.parameters.items():
+        flat = value.reshape(-1)
+        for j in range(flat.numel()):
+            saved = float(flat[j])
+            h = 1e-6 * max(1.0, abs(saved))
+            flat[j] = saved + h
+            up = model.forward(x)
+            flat[j] = saved - h
+            down = model.forward(x)
+            flat[j] = saved
+            for of, hi in up.items():
+                var = model.variable(of)
+                block = pjac[of][name].reshape(-1, var.size, value.numel())
+                column = block[..., j].expand(case.batch, var.size)
+                difference = ((hi - down[of]) / (2 * h)).reshape(-1, var.size)
+                torch.testing.assert_close(
+                    column, difference.expand(case.batch, var.size), rtol=1e-6, atol=1e-6
+                )
 
 
 def build(body: str):

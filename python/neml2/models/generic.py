@@ -134,7 +134,8 @@ class _ParameterOutput(Model):
         return cls(section.name, output, value)
 
     def eval_forward(self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor]) -> Tensors:
-        return {self.target: p[self.param_name].unsqueeze(0)}
+        # a copy: the output must not change when the parameter is later changed in place
+        return {self.target: p[self.param_name].unsqueeze(0).clone()}
 
     def eval_jacobian(self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor]) -> Blocks:
         return {self.target: {}}
