@@ -19,6 +19,19 @@ MRP (Rot)      ``(3,)``    modified Rodrigues parameters ``n tan(theta / 4)``
 Quaternion     ``(4,)``    ``[s, x, y, z]``
 MillerIndex    ``(3,)``    integer crystal directions, stored as floats
 =============  ==========  ========================================================
+
+The operations (every one indexes with ``x[..., i]``, so any leading axes work, and
+builds constants from factory ops, so it traces into exported graphs):
+
+* storage conversions: :func:`sr2_to_full`, :func:`full_to_sr2` (the symmetric part),
+  :func:`wr2_to_full`, :func:`full_to_wr2` (the skew part);
+* derivative blocks: :func:`identity_block`, :func:`linear_block` (the constant block of
+  any linear map), :func:`per_point`;
+* second-order tensors: :func:`r2_det`, :func:`r2_cofactor` (d det / d A),
+  :func:`r2_inverse`, :func:`sr2_det`, :func:`sr2_det_derivative`;
+* vectors: :func:`cross`, :func:`dot`, :func:`outer`;
+* rotations, with their derivatives: :func:`mrp_to_matrix`, :func:`mrp_compose`,
+  :func:`wr2_exp_map` (NEML2's exponential map of a spin, see its note).
 """
 
 from __future__ import annotations

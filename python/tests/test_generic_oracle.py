@@ -161,9 +161,34 @@ def _small_spin() -> dict[str, torch.Tensor]:
     }
 
 
+#: The Scalar and SR2 time integration files of tests/neml2_inputs (time_integration.py
+#: builds every type's variant from one machinery): checked here again after its change.
+SCALAR_SR2_TIME = [
+    INPUTS.parent / f"{family}_{t}.i"
+    for family in ("backward_euler", "forward_euler", "variable_rate")
+    for t in ("scalar", "sr2")
+]
+
+
+def _time_inputs(file: Path) -> dict[str, torch.Tensor]:
+    """Random inputs for a time integration file: ``t > t~1`` (or ``time``), others any."""
+    model = build_model(hit.load(file).children["Models"].children["model"])
+    t, t_old = times()
+    out = {}
+    for var in model.inputs:
+        if var.name in ("t", "time"):
+            out[var.name] = t
+        elif var.name in ("t~1", "time~1"):
+            out[var.name] = t_old
+        else:
+            out[var.name] = randn(BATCH, *var.shape)
+    return out
+
+
 CASES = [
     Case(INPUTS / f"{stem}.i", draw(), batch=BATCH) for stem, draw in sorted(DRAWS.items())
 ] + [Case(INPUTS / "wr2_explicit.i", _small_spin())]
+CASES += [Case(f, _time_inputs(f)) for f in SCALAR_SR2_TIME]
 
 
 def test_every_file_has_a_case() -> None:
