@@ -31,8 +31,9 @@ from . import artifact, hit
 from .cli import parse_device, run_main
 from .errors import Neml2Error
 from .hit import Section
-from .models import Model, build_model, model_section
+from .models import Model, model_section
 from .models.base import Pair
+from .models.sub_batch import build_with_settings
 
 #: Batch size of the example inputs. Inductor takes it as the size hint of the dynamic
 #: batch dimension, and with a small hint its CPU code generator judges the loops too
@@ -250,7 +251,14 @@ def compile_graph(module: Graph, device: torch.device, path: Path) -> None:
 
 
 def variables_meta(variables: Sequence[Any]) -> list[Spec]:
-    return [{"name": v.name, "shape": list(v.shape)} for v in variables]
+    """Each variable's per-point shape, and its leading sub-batch axes where it has any."""
+    specs: list[Spec] = []
+    for v in variables:
+        spec: Spec = {"name": v.name, "shape": list(v.shape)}
+        if v.sub_batch:
+            spec["sub_batch"] = list(v.sub_batch)
+        specs.append(spec)
+    return specs
 
 
 def build_meta(
@@ -341,7 +349,7 @@ def prepare(req: Request) -> Prepared:
         raise section.error(
             "type", f"[{section.full_name}]: already a compiled model; compile its source .i"
         )
-    model = build_model(section)
+    model = build_with_settings(root, req.model)
     dtype = artifact.DTYPES[req.dtype]
     check_dtype(model, section, dtype)
     model.parameters = {k: v.to(dtype) for k, v in model.parameters.items()}

@@ -16,8 +16,9 @@ import torch
 
 from . import artifact, hit
 from .errors import Neml2Error
-from .models import Model, Variable, build_model, model_section
+from .models import Model, Variable, model_section
 from .models.base import Batch, Blocks, Status, Tensors, raise_if_failed
+from .models.sub_batch import build_with_settings
 from .runtime import use_system_cxx_runtime
 
 #: The -d/-p options that produce each graph, for the "was not compiled" message.
@@ -36,11 +37,13 @@ def load_model(path: str | Path, name: str) -> Model | CompiledModel:
     device = torch.get_default_device()
     if section.string("type", "") == artifact.STUB_TYPE:
         return CompiledModel(Path(path), section, device)
-    return build_model(section).to(device)
+    return build_with_settings(root, name).to(device)
 
 
 def _variables(specs: list[dict[str, Any]]) -> list[Variable]:
-    return [Variable(s["name"], tuple(s["shape"])) for s in specs]
+    return [
+        Variable(s["name"], tuple(s["shape"]), tuple(s.get("sub_batch", ()))) for s in specs
+    ]
 
 
 class CompiledModel:

@@ -38,14 +38,24 @@ Pair = tuple[str, str]
 
 @dataclass(frozen=True)
 class Variable:
-    """A named model input or output and its base shape."""
+    """A named model input or output and the shape of one material point.
+
+    ``shape`` is ``(*sub_batch, *base)``: the sub-batch axes (see :mod:`.sub_batch`),
+    empty for most variables, followed by the base shape of its tensor type.
+    """
 
     name: str
     shape: tuple[int, ...]
+    sub_batch: tuple[int, ...] = ()
 
     @property
     def size(self) -> int:
         return math.prod(self.shape)
+
+    @property
+    def base(self) -> tuple[int, ...]:
+        """The base shape: ``shape`` without the sub-batch axes."""
+        return self.shape[len(self.sub_batch) :]
 
 
 @dataclass
@@ -104,6 +114,18 @@ class Model:
     def implicit(self) -> bool:
         """Whether evaluations report a convergence :class:`Status` (a solve per point)."""
         return False
+
+    def with_sub_batch(self, subs: Mapping[str, tuple[int, ...]]) -> Model:
+        """This model with sub-batch axes on the inputs named in ``subs`` (name -> axes).
+
+        A model that works point by point, as most do, treats each sub-batch entry as one
+        more point (:class:`~neml2.models.sub_batch.SubBatched`); models that reduce over
+        a sub-batch axis, or combine several models, override this. Raises ValueError when
+        the axes do not fit the model.
+        """
+        from .sub_batch import point_by_point  # builds on this module
+
+        return point_by_point(self, subs)
 
     # --- analytic kernels (subclasses) -----------------------------------------------
 

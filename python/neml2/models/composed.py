@@ -132,6 +132,20 @@ class ComposedModel(Model):
             outputs = [o for o in produced if o not in consumed]
         return cls(section.name, ordered, outputs)
 
+    def with_sub_batch(self, subs: Mapping[str, tuple[int, ...]]) -> Model:
+        """Propagate sub-batch axes from the inputs through the models in order: each one
+        gets the axes of its inputs (given here or produced upstream)."""
+        known = {name: shape for name, shape in subs.items() if shape}
+        models: list[Model] = []
+        for m in self.models:
+            own = {v.name: known[v.name] for v in m.inputs if v.name in known}
+            m = m.with_sub_batch(own)
+            known.update({v.name: v.sub_batch for v in m.outputs if v.sub_batch})
+            models.append(m)
+        if all(a is b for a, b in zip(models, self.models, strict=True)):
+            return self
+        return ComposedModel(self.name, models, [o.name for o in self.outputs])
+
     # --- static batch dependence of the chained blocks -------------------------------
 
     def _flags(self) -> tuple[Flags, Flags]:

@@ -1,0 +1,9 @@
+# The sum over the per-point axis NEML2 calls dynamic (sizes given beside the file)
+[Models]
+  [model]
+    type = SR2DynamicSum
+    from = 'a'
+    to = 'b'
+    dim = 0
+  []
+[]
