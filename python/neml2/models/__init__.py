@@ -1,5 +1,14 @@
 """Material models: the base class, the registry of types, and the built-in models."""
 
+# modules whose import registers their types
+from . import (  # noqa: F401
+    conversions,
+    generic,
+    interpolation,
+    reduction,
+    rotations,
+    scalar_functions,
+)
 from .base import (
     Evaluation,
     Model,
@@ -30,7 +39,6 @@ from .plasticity import (
     YieldFunction,
 )
 from .thermal import ThermalEigenstrain
-from . import conversions, generic, interpolation, reduction, rotations, scalar_functions  # noqa: F401 (register)
 from .time_integration import _variants as _time_integration  # noqa: F401 (registers)
 from .viscoplasticity import J2Viscoplasticity
 
