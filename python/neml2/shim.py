@@ -41,9 +41,7 @@ def load_model(path: str | Path, name: str) -> Model | CompiledModel:
 
 
 def _variables(specs: list[dict[str, Any]]) -> list[Variable]:
-    return [
-        Variable(s["name"], tuple(s["shape"]), tuple(s.get("sub_batch", ()))) for s in specs
-    ]
+    return [Variable(s["name"], tuple(s["shape"]), tuple(s.get("sub_batch", ()))) for s in specs]
 
 
 class CompiledModel:

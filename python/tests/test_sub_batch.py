@@ -90,9 +90,7 @@ def test_dynamic_dim_outside_the_sub_batch_is_refused() -> None:
 
 def test_a_bad_shape_spec_names_its_line(tmp_path) -> None:
     path = tmp_path / "bad.i"
-    path.write_text(
-        (INPUTS / "invariant.i").read_text().replace("'(2; 3)'", "'(2; three)'")
-    )
+    path.write_text((INPUTS / "invariant.i").read_text().replace("'(2; 3)'", "'(2; three)'"))
     with pytest.raises(HitError, match=r"bad\.i:4: .*sub-batch sizes must be positive"):
         build_with_settings(hit.load(path), "model")
 

@@ -41,9 +41,7 @@ class _SubBatchReduction(Model):
         self.source, self.target = source, target
         self.settings = dict(settings)
         self.sub: Shape | None = None
-        super().__init__(
-            name, [Variable(source, self.base)], [Variable(target, self.base)], {}
-        )
+        super().__init__(name, [Variable(source, self.base)], [Variable(target, self.base)], {})
 
     @classmethod
     def read_settings(cls, section: Section) -> dict[str, int]:
