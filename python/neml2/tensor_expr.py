@@ -26,6 +26,7 @@ from __future__ import annotations
 import ast
 import builtins
 import math
+import sys
 import textwrap
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar
@@ -959,6 +960,20 @@ SAFE_BUILTINS: dict[str, Any] = {
     for n in _words("abs min max range len float int list tuple sum zip enumerate round")
 } | {"True": True, "False": False, "None": None}
 
+
+def _torch_internal_import(name: str, *args: Any, **kwargs: Any) -> Any:
+    """The ``__import__`` of an expression's frame, for torch's own use only.
+
+    torch's C functions (``torch.tensor``, ``torch.linspace``, ...) import modules of
+    their own through the builtins of the calling frame; an expression itself can never
+    name ``__import__`` (a dunder name, refused before evaluation), and this one imports
+    nothing but modules that are already loaded.
+    """
+    if name not in sys.modules:
+        raise ImportError(f"expressions import nothing ('{name}')")
+    return builtins.__import__(name, *args, **kwargs)
+
+
 #: Builtins and names that reach outside: refused wherever they appear.
 FORBIDDEN_NAMES = frozenset(
     _words(
@@ -1098,7 +1113,7 @@ def evaluate(code: str, namespace: dict[str, Any], lazy_names: Iterable[str] = (
     if mode == "exec" and "result" not in _bound_names(tree):
         raise ExprError("a block of statements must assign its value to 'result'")
     scope = namespace
-    scope["__builtins__"] = dict(SAFE_BUILTINS)
+    scope["__builtins__"] = {**SAFE_BUILTINS, "__import__": _torch_internal_import}
     compiled = compile(tree, "<expr>", mode)  # type: ignore[call-overload]
     try:
         if mode == "eval":

@@ -407,3 +407,21 @@ def test_csv_file_is_read_once_per_file(monkeypatch: pytest.MonkeyPatch) -> None
     for name in block_names("csv_forms.i"):
         evaluate_tensor_block(root, name)
     assert len(reads) == 1
+
+
+def test_torch_creation_functions_run_inside_the_restricted_namespace(tmp_path: Path) -> None:
+    """torch's C functions import modules of their own through the calling frame's
+    builtins; the restricted builtins must let them (and only them) do so."""
+    path = tmp_path / "creation.i"
+    path.write_text(
+        "[Tensors]\n"
+        "  [a]\n    type = Python\n    expr = 'torch.linspace(0.0, 0.04, 5)'\n  []\n"
+        "  [b]\n    type = Python\n    expr = 'Scalar(torch.tensor([1.0, 1.5]))'\n  []\n"
+        "[]\n"
+    )
+    root = hit.load(path)
+    a = evaluate_tensor_block(root, "a")
+    assert isinstance(a, torch.Tensor)
+    torch.testing.assert_close(a, torch.linspace(0.0, 0.04, 5, dtype=torch.float64))
+    b = evaluate_tensor_block(root, "b")
+    torch.testing.assert_close(getattr(b, "data", b), torch.tensor([1.0, 1.5], dtype=torch.float64))
