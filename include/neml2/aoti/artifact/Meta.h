@@ -55,8 +55,12 @@ graph_name(Graph g)
 struct VariableSpec
 {
   std::string name;           ///< variable name, e.g. "strain" or "model.E"
-  std::vector<int64_t> shape; ///< base shape, e.g. {6}; empty for a scalar
-  std::vector<double> value;  ///< initial value (parameters only), row-major
+  std::vector<int64_t> shape; ///< per-point shape, e.g. {6}; empty for a scalar
+  /// Leading axes of @ref shape that are sub-batch axes (one entry per grain, per slip
+  /// system, ...), e.g. {12} for a shape {12, 6}; empty for most variables. Only the batch
+  /// axis in front of @ref shape is ever sliced.
+  std::vector<int64_t> sub_batch;
+  std::vector<double> value; ///< initial value (parameters only), row-major
 };
 
 /// @brief One derivative block d(of)/d(wrt).
@@ -201,6 +205,16 @@ public:
         numel *= n;
         if (numel > (int64_t(1) << 31))
           fail("field '" + where + "shape' is too large");
+      }
+      if (const auto sub = e.find("sub_batch"); sub != e.end())
+      {
+        if (!sub->is_array())
+          fail("field '" + where + "sub_batch' must be an array");
+        for (const auto & d : *sub)
+          v.sub_batch.push_back(integer(d, "field '" + where + "sub_batch'"));
+        if (v.sub_batch.size() > v.shape.size() ||
+            !std::equal(v.sub_batch.begin(), v.sub_batch.end(), v.shape.begin()))
+          fail("field '" + where + "sub_batch' must be the leading axes of its shape");
       }
       if (with_value)
       {

@@ -54,6 +54,15 @@ shape_str(at::IntArrayRef s)
   return out + (s.size() == 1 ? ",)" : ")");
 }
 
+/// ", of which (3,) are sub-batch axes" for a variable with sub-batch axes, else "".
+inline std::string
+sub_batch_note(const VariableSpec & var)
+{
+  if (var.sub_batch.empty())
+    return "";
+  return ", of which " + shape_str(var.sub_batch) + " are sub-batch axes";
+}
+
 inline std::string
 names(const std::vector<VariableSpec> & vars)
 {
@@ -241,7 +250,8 @@ prepare(const Meta & meta, Graph g, const TensorMap & inputs, const TensorMap * 
       batched = true;
     else
       throw FatalError(who(meta) + ": " + item() + " has shape " + shape_str(shape) +
-                       ", expected " + shape_str(base) + " or (B, " + shape_str(base).substr(1));
+                       ", expected " + shape_str(base) + " or (B, " + shape_str(base).substr(1) +
+                       sub_batch_note(*var));
     if (batched)
     {
       if (batch >= 0 && shape[0] != batch)
