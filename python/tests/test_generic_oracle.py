@@ -51,21 +51,11 @@ Draw = Callable[[], dict[str, torch.Tensor]]
 
 
 def _typed(t: str) -> Callable[[], torch.Tensor]:
-    shapes = {
-        "Scalar": (),
-        "Vec": (3,),
-        "R2": (3, 3),
-        "SR2": (6,),
-        "WR2": (3,),
-        "SSR4": (6, 6),
-        "MRP": (3,),
-        "MillerIndex": (3,),
-    }
     if t == "MillerIndex":
         return lambda: torch.randint(-3, 4, (BATCH, 3), generator=_g).to(F64)
     if t == "MRP":
         return lambda: randn(BATCH, 3, scale=0.3)
-    return lambda: randn(BATCH, *shapes[t])
+    return lambda: randn(BATCH, *TYPES[t])
 
 
 def _time_case(names: tuple[str, ...], time: str, make: Callable[[], torch.Tensor]) -> Draw:

@@ -70,6 +70,18 @@ close(const at::Tensor & a, const at::Tensor & b, double rtol = 1e-12, double at
 }
 
 /// Relative agreement, scaled by the largest magnitude of @p want; says the error if not.
+/// Compare per-point results: bitwise under a policy whose chunks all run on one CPU
+/// (Case::exact()), to round-off where a GPU took part.
+template <class Case>
+void
+check_same(const at::Tensor & got, const at::Tensor & want)
+{
+  if (Case::exact())
+    CHECK(identical(got, want));
+  else
+    CHECK(close(got, want, 1e-12, 1e-9));
+}
+
 inline bool
 agree(const at::Tensor & got, const at::Tensor & want, double rtol)
 {

@@ -9,20 +9,6 @@
 
 using namespace neml2_test;
 
-namespace
-{
-/// Compare per-point results bitwise (or to round-off when a GPU took part).
-template <class Case>
-void
-check_same(const at::Tensor & got, const at::Tensor & want)
-{
-  if (Case::exact())
-    CHECK(identical(got, want));
-  else
-    CHECK(close(got, want, 1e-12, 1e-9));
-}
-} // namespace
-
 TEMPLATE_TEST_CASE("dispatched results equal the direct call", "[dispatch]", NEML2_ALL_POLICIES)
 {
   const Model direct(stub("elastic_promoted"), "model", "cpu");

@@ -17,16 +17,6 @@ vocabulary_inputs(int64_t batch, uint64_t seed = 11)
           {"velocity_gradient", at::randn({batch, 3, 3}, gen, f64())},
           {"orientation", 0.3 * at::randn({batch, 3}, gen, f64())}};
 }
-
-template <class Case>
-void
-check_same(const at::Tensor & got, const at::Tensor & want)
-{
-  if (Case::exact())
-    CHECK(identical(got, want));
-  else
-    CHECK(close(got, want, 1e-12, 1e-9));
-}
 } // namespace
 
 TEST_CASE("vocabulary: the metadata declares the sub-batch axes", "[models][sub_batch]")
