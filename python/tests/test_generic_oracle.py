@@ -18,6 +18,7 @@ from neml2 import hit
 from neml2.errors import HitError
 from neml2.models import build_model
 from neml2.models.generic import TYPES
+from neml2.tensors import base_shape
 
 from .oracle import Case, answers, check, oracle_folder  # noqa: F401
 
@@ -55,7 +56,7 @@ def _typed(t: str) -> Callable[[], torch.Tensor]:
         return lambda: torch.randint(-3, 4, (BATCH, 3), generator=_g).to(F64)
     if t == "MRP":
         return lambda: randn(BATCH, 3, scale=0.3)
-    return lambda: randn(BATCH, *TYPES[t])
+    return lambda: randn(BATCH, *base_shape(t))
 
 
 def _time_case(names: tuple[str, ...], time: str, make: Callable[[], torch.Tensor]) -> Draw:
