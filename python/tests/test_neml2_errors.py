@@ -55,8 +55,8 @@ CASES = [
     pytest.param(
         "invariant_type = 'VONMISES'",
         "invariant_type = 'I2'",
-        "parameter 'invariant_type': 'I2' is not supported; expected one of: VONMISES, "
-        "EFFECTIVE_STRAIN, I1",
+        "parameter 'invariant_type': 'I2' is not supported; I2 and INVALID are named but not "
+        "implemented by NEML2 3.1.0; expected one of: VONMISES, EFFECTIVE_STRAIN, I1",
         id="unsupported-choice",
     ),
     pytest.param(
