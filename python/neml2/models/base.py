@@ -557,6 +557,27 @@ def variable_name(section: Section, key: str, default: str) -> str:
     return value.strip()
 
 
+def from_and_to(
+    section: Section, default_to: str | None = None, distinct: bool = True
+) -> tuple[list[str], str]:
+    """A combining model's ``from`` names (at least one, each once unless ``distinct`` is
+    False) and its one ``to`` name (``default_to`` when absent; required when None),
+    which must not be one of them."""
+    sources = section.strings("from")
+    if not sources:
+        raise section.error("from", "parameter 'from': expected at least one variable name")
+    if distinct:
+        for index, source in enumerate(sources):
+            if source in sources[:index]:
+                raise section.error("from", f"parameter 'from': '{source}' is listed twice")
+    if default_to is None:
+        section.get("to")
+    target = variable_name(section, "to", default_to or "")
+    if target in sources:
+        raise section.error("to", f"parameter 'to': '{target}' is also an input (listed in 'from')")
+    return sources, target
+
+
 def check_distinct(section: Section, names: Mapping[str, str]) -> None:
     """Refuse a variable name used for two roles (key -> name) of one model."""
     seen: dict[str, str] = {}

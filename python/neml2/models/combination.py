@@ -15,7 +15,7 @@ from typing import ClassVar
 import torch
 
 from ..hit import Section
-from .base import Blocks, Model, Tensors, Variable, register, spelling
+from .base import Blocks, Model, Tensors, Variable, from_and_to, register, spelling
 
 
 class LinearCombination(Model):
@@ -49,19 +49,7 @@ class LinearCombination(Model):
 
     @classmethod
     def from_hit(cls, section: Section) -> Model:
-        sources = section.strings("from")
-        if not sources:
-            raise section.error("from", "parameter 'from': expected at least one variable name")
-        for index, source in enumerate(sources):
-            if source in sources[:index]:
-                raise section.error("from", f"parameter 'from': '{source}' is listed twice")
-        target = section.string("to")
-        if len(target.split()) != 1:
-            raise section.error("to", f"parameter 'to': expected one variable name, got '{target}'")
-        if target in sources:
-            raise section.error(
-                "to", f"parameter 'to': '{target}' is also an input (listed in 'from')"
-            )
+        sources, target = from_and_to(section)
         key = spelling(section, "weights", "coefficients")
         neml2 = key != "coefficients"
         if key is None:

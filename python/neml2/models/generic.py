@@ -30,6 +30,7 @@ from .base import (
     Model,
     Tensors,
     Variable,
+    from_and_to,
     register,
     tensor_option,
     variable_name,
@@ -228,14 +229,7 @@ class ScalarMultiplication(Leaf):
 
     @classmethod
     def from_hit(cls, section: Section) -> Model:
-        factors = section.strings("from")
-        if not factors:
-            raise section.error("from", "parameter 'from': expected at least one variable name")
-        target = variable_name(section, "to", "to")
-        if target in factors:
-            raise section.error(
-                "to", f"parameter 'to': '{target}' is also an input (listed in 'from')"
-            )
+        factors, target = from_and_to(section, "to", distinct=False)
         reciprocal = _booleans(section, "reciprocal", [False])
         if len(reciprocal) == 1:
             reciprocal = reciprocal * len(factors)

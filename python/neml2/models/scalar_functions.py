@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 import torch
 
 from ..hit import Section
-from .base import Blocks, Leaf, Model, Tensors, Variable, register, variable_name
+from .base import Blocks, Leaf, Model, Tensors, Variable, from_and_to, register
 from .plasticity import SCALAR, SR2, Block
 
 __all__ = [
@@ -77,15 +77,7 @@ class ScalarPNorm(Leaf):
 
     @classmethod
     def from_hit(cls, section: Section) -> Model:
-        sources = section.strings("from")
-        if not sources:
-            raise section.error("from", "parameter 'from': expected at least one variable name")
-        for index, source in enumerate(sources):
-            if source in sources[:index]:
-                raise section.error("from", f"parameter 'from': '{source}' is listed twice")
-        target = variable_name(section, "to", "to")
-        if target in sources:
-            raise section.error("to", f"parameter 'to': '{target}' is also listed in 'from'")
+        sources, target = from_and_to(section, "to")
         weights = section.numbers("weights", [1.0])
         if len(weights) == 1:
             weights = weights * len(sources)
