@@ -120,15 +120,13 @@ class SubBatched(Model):
         self.sub_inputs = sub_inputs
         inputs = [sub_batched(v, sub) if v.name in sub_inputs else v for v in inner.inputs]
         outputs = [sub_batched(v, sub) for v in inner.outputs]
-        super().__init__(inner.name, inputs, outputs, inner.parameters)
+        super().__init__(inner.name, inputs, outputs, {})
+        self.parameters = inner.parameters  # one dict: a change through either is seen by both
         self.type_name = inner.type_name  # type: ignore[misc]
 
     @property
     def implicit(self) -> bool:
         return self.inner.implicit
-
-    def named_parameters(self) -> dict[str, torch.Tensor]:
-        return self.inner.named_parameters()
 
     def to(self, device: torch.device | str) -> Model:
         self.inner.to(device)
