@@ -51,7 +51,8 @@ class Case:
 
     @property
     def id(self) -> str:
-        return self.file.stem
+        # a fixture's model.i is named after its folder
+        return self.file.parent.name if self.file.stem == "model" else self.file.stem
 
     def build(self) -> Model:
         return build_with_settings(hit.load(self.file), self.model, self.sub_batch)

@@ -30,6 +30,19 @@ CASES = [
     Case(INPUTS / "dynamic_mean.i", {"a": randn(B, 5, 6, seed=5)}, sub_batch={"a": (5,)}),
     Case(INPUTS / "dynamic_sum.i", {"a": randn(B, 5, 6, seed=6)}, sub_batch={"a": (5,)}),
     Case(INPUTS / "composed.i", {"eg": 1e-2 * randn(B, 3, 6, seed=7), "e0": randn(B, 6, seed=8)}),
+    # the compiled fixture of tests/aoti/test_vocabulary.cpp, one variable of every type
+    Case(
+        REPO / "tests" / "aoti" / "vocabulary" / "model.i",
+        {
+            "grain_strain": 1e-2 * randn(B, 3, 6, seed=9),
+            "macro_strain": 1e-2 * randn(B, 6, seed=10),
+            "velocity_gradient": randn(B, 3, 3, seed=11),
+            "orientation": 0.3 * randn(B, 3, seed=12),
+            "velocity": randn(B, 3, seed=13),
+            "stiffness": randn(B, 6, 6, seed=14),
+            "plane": randn(B, 3, seed=15),
+        },
+    ),
 ]
 
 
@@ -44,7 +57,7 @@ def test_agrees_with_neml2(index: int, theirs: list[dict]) -> None:
 
 
 def test_shapes_propagate_through_a_composed_model() -> None:
-    model = CASES[-1].build()
+    model = next(c for c in CASES if c.id == "composed").build()
     shapes = {v.name: (v.shape, v.sub_batch) for v in (*model.inputs, *model.outputs)}
     assert shapes == {
         "eg": ((3, 6), (3,)),

@@ -1,7 +1,8 @@
 # vocabulary: one composed model that exercises what NEML2's vocabulary adds beyond
 # Scalar and SR2: a sub-batched input (one strain per grain, 3 grains, declared in
 # [Settings]) averaged over its sub-batch axis, an interpolation whose tables are
-# tensor-valued options from [Tensors], and R2, WR2 and MRP variables.
+# tensor-valued options from [Tensors], and one variable of each other tensor type:
+# R2, WR2, MRP, Vec, SSR4 and MillerIndex.
 # Compiled with every derivative pair (-d :).
 
 [Settings]
@@ -57,9 +58,24 @@
     from = 'orientation'
     to = 'rotation'
   []
+  [components]
+    type = VecComponents
+    from = 'velocity'
+    to = 'vx vy vz'
+  []
+  [stiffness]
+    type = CopySSR4
+    from = 'stiffness'
+    to = 'stiffness_copy'
+  []
+  [plane]
+    type = CopyMillerIndex
+    from = 'plane'
+    to = 'slip_plane'
+  []
   [model]
     type = ComposedModel
-    models = 'shift average invariant scale spin rotation'
+    models = 'shift average invariant scale spin rotation components stiffness plane'
     additional_outputs = 'shifted_strain'
   []
 []
