@@ -53,20 +53,51 @@ Spec = dict[str, Any]
 
 @dataclass(frozen=True)
 class Selection:
-    """What to compile: derivative pairs (-d) and promoted parameters (-p), in model order."""
+    """What to compile: derivative pairs (-d), promoted parameters (-p), in model order,
+    and the graphs --graphs keeps of those they allow (None: all of them)."""
 
     pairs: list[Pair]
     params: list[str]
+    only: list[str] | None = None
 
     def graphs(self) -> list[str]:
-        wanted = {
-            "forward": True,
-            "jvp": bool(self.pairs),
-            "jacobian": bool(self.pairs),
-            "param_jacobian": bool(self.pairs and self.params),
-            "param_vjp": bool(self.params),
-        }
-        return [g for g in artifact.GRAPHS if wanted[g]]
+        allowed = allowed_graphs(bool(self.pairs), bool(self.params))
+        return [g for g in allowed if self.only is None or g == "forward" or g in self.only]
+
+
+def allowed_graphs(pairs: bool, params: bool) -> list[str]:
+    """The graphs -d (``pairs``) and -p (``params``) make, in the contract's order."""
+    wanted = {
+        "forward": True,
+        "jvp": pairs,
+        "jacobian": pairs,
+        "param_jacobian": pairs and params,
+        "param_vjp": params,
+    }
+    return [g for g in artifact.GRAPHS if wanted[g]]
+
+
+#: The options a graph needs, for the message of a --graphs name they were not given for.
+GRAPH_NEEDS = {"jvp": "-d", "jacobian": "-d", "param_jacobian": "-d and -p", "param_vjp": "-p"}
+
+
+def select_graphs(specs: Sequence[str], pairs: list[Pair], params: list[str]) -> list[str] | None:
+    """The --graphs names, each a graph that -d and -p make (forward is always compiled);
+    None when --graphs was not given."""
+    if not specs:
+        return None
+    allowed = allowed_graphs(bool(pairs), bool(params))
+    for spec in specs:
+        if spec not in artifact.GRAPHS:
+            raise Neml2Error(
+                f"--graphs {spec}: no such graph; graphs: {', '.join(artifact.GRAPHS)}"
+            )
+        if spec not in allowed:
+            raise Neml2Error(
+                f"--graphs {spec}: {spec} needs {GRAPH_NEEDS[spec]}; "
+                f"with these options: {', '.join(allowed)}"
+            )
+    return [g for g in allowed if g in specs]
 
 
 def select_pairs(model: Model, specs: Sequence[str]) -> list[Pair]:
@@ -329,6 +360,7 @@ class Request:
     params: tuple[str, ...] = ()
     dtype: str = "float64"
     verbose: bool = False
+    graphs: tuple[str, ...] = ()
 
 
 @dataclass
@@ -353,7 +385,8 @@ def prepare(req: Request) -> Prepared:
     dtype = artifact.DTYPES[req.dtype]
     check_dtype(model, section, dtype)
     model.parameters = {k: v.to(dtype) for k, v in model.parameters.items()}
-    sel = Selection(select_pairs(model, req.pairs), select_params(model, req.params))
+    pairs, params = select_pairs(model, req.pairs), select_params(model, req.params)
+    sel = Selection(pairs, params, select_graphs(req.graphs, pairs, params))
     return Prepared(section, model, sel, dtype)
 
 
@@ -758,7 +791,7 @@ DESCRIPTION = """\
 Compile one model of an input file into AOTInductor packages that the neml2 C++
 runtime (and neml2.load_model) loads: OUT/<model>_aoti.i, a stub to load, and
 OUT/<model>/<device>/ with model_meta.json and one .pt2 per graph (forward always;
-jvp and jacobian with -d; param_jacobian and param_vjp with -p).
+jvp and jacobian with -d; param_jacobian and param_vjp with -p; --graphs keeps some).
 
 example:
   neml2-compile tests/aoti/forward_single/model.i --model model -d : -j 2 -o aoti
@@ -819,7 +852,7 @@ def looks_like_file(value: str) -> bool:
 
 
 def make_parser() -> argparse.ArgumentParser:
-    """The parser of :func:`parse_args`, which takes FILE back from --device, -d or -p."""
+    """The parser of :func:`parse_args`, which takes FILE back from --device, -d, -p or --graphs."""
     parser = argparse.ArgumentParser(
         prog="neml2-compile",
         description=DESCRIPTION,
@@ -866,6 +899,15 @@ def make_parser() -> argparse.ArgumentParser:
         "parameter baked into the graphs)",
     )
     parser.add_argument(
+        "--graphs",
+        action=Values,
+        extend=True,
+        default=[],
+        metavar="GRAPH",
+        help="compile only these of the graphs -d and -p make, forward always (e.g. "
+        "'--graphs jacobian' for a Newton solve that needs no jvp; default: all of them)",
+    )
+    parser.add_argument(
         "--dtype",
         choices=list(artifact.DTYPES),
         default="float64",
@@ -895,8 +937,8 @@ def make_parser() -> argparse.ArgumentParser:
         help="show torch's warnings and the full traceback of a failed compile (default: off)",
     )
     # The usage shows FILE as required, but argparse must not require it: the values of
-    # --device, -d and -p run up to the next option, so '-d : model.i' takes model.i as a
-    # pair, and parse_args takes it back.
+    # --device, -d, -p and --graphs run up to the next option, so '-d : model.i' takes
+    # model.i as a pair, and parse_args takes it back.
     parser.usage = parser.format_usage().removeprefix("usage: ").rstrip()
     file.nargs = "?"
     file.required = False
@@ -907,7 +949,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The command line, options before or after FILE.
 
     FILE given before the options, after them or between them is the lone positional.
-    Given after --device, -d or -p (``-d : model.i --model model``), it is the last of
+    Given after --device, -d, -p or --graphs (``-d : model.i --model model``), it is the last of
     their values; it is taken back when it names an input file (ends in .i or exists)
     and leaves the option at least one value of its own.
     """
@@ -939,6 +981,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             model=args.model,
             pairs=tuple(args.pairs),
             params=tuple(args.params),
+            graphs=tuple(args.graphs),
             dtype=args.dtype,
             verbose=args.verbose,
         )

@@ -96,10 +96,19 @@ class CompiledModel:
 
     def _call(self, graph: str, **given: Mapping[str, torch.Tensor]) -> dict[str, Any]:
         if graph not in self._graphs:
-            raise Neml2Error(
-                f"model '{self.name}': {graph} was not compiled; "
-                f"recompile with neml2-compile {_RECOMPILE_HINT[graph]}"
+            pairs, params = bool(self.meta["derivatives"]), bool(self.meta["parameters"])
+            left_out = {
+                "jvp": pairs,
+                "jacobian": pairs,
+                "param_jacobian": pairs and params,
+                "param_vjp": params,
+            }
+            hint = (
+                f"neml2-compile --graphs left it out: add {graph} to --graphs"
+                if left_out[graph]
+                else f"recompile with neml2-compile {_RECOMPILE_HINT[graph]}"
             )
+            raise Neml2Error(f"model '{self.name}': {graph} was not compiled; {hint}")
         spec = self.meta["graphs"][graph]
         call = Batch(self.name)
         checked: dict[str, Tensors] = {}

@@ -196,18 +196,28 @@ def edit_meta(folder: Path, **changes: Any) -> None:
     path.write_text(json.dumps(meta))
 
 
-def test_graph_that_was_not_compiled(loadable_elastic: tuple[Path, str], tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("pairs", "hint"),
+    [
+        (False, "recompile with neml2-compile -d :"),
+        (True, "neml2-compile --graphs left it out: add jvp to --graphs"),
+    ],
+    ids=["without-d", "left-out-by-graphs"],
+)
+def test_graph_that_was_not_compiled(
+    loadable_elastic: tuple[Path, str], tmp_path: Path, pairs: bool, hint: str
+) -> None:
     folder = copy_artifact(loadable_elastic[0], tmp_path, graphs=True)
     meta = json.loads((folder / "model_meta.json").read_text())
     del meta["graphs"]["jvp"]
     edit_meta(folder, graphs=meta["graphs"])
+    if not pairs:
+        edit_meta(folder, derivatives=[])
     model = neml2.load_model(tmp_path / "model_aoti.i", "model")
     x = {"strain": torch.zeros(2, 6, dtype=F64)}
     with pytest.raises(Neml2Error) as info:
         model.jvp(x, x)
-    assert str(info.value) == (
-        "model 'model': jvp was not compiled; recompile with neml2-compile -d :"
-    )
+    assert str(info.value) == f"model 'model': jvp was not compiled; {hint}"
 
 
 @pytest.mark.parametrize(

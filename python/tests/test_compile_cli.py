@@ -106,6 +106,59 @@ def test_second_run_is_skipped(
     assert (tmp_path / "model" / "cpu" / "model_meta.json").read_text() == meta
 
 
+def test_graphs_keeps_some_of_the_graphs(
+    fake_compile: Compiled, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    options = ["-d", ":", "-p", ":", "--graphs", "param_vjp", "jacobian"]
+    status, out, _ = compile_here(capsys, ELASTIC, tmp_path, *options)
+    assert status == 0
+    assert [graph for _, graph, _ in fake_compile] == ["forward", "jacobian", "param_vjp"]
+    folder = tmp_path / "model" / "cpu"
+    assert "3 graphs to compile (forward, jacobian, param_vjp)" in out.splitlines()[0]
+    meta = json.loads((folder / "model_meta.json").read_text())
+    assert list(meta["graphs"]) == ["forward", "jacobian", "param_vjp"]
+    assert [(d["of"], d["wrt"]) for d in meta["derivatives"]] == [("stress", "strain")]
+    assert meta["param_derivatives"] == []
+    # the graph set is part of the fingerprint: all of them is a change, the same is not
+    status, out, _ = compile_here(capsys, ELASTIC, tmp_path, "-d", ":", "-p", ":")
+    assert "5 graphs to compile" in out.splitlines()[0]
+    status, out, _ = compile_here(capsys, ELASTIC, tmp_path, "-d", ":", "-p", ":")
+    assert out.splitlines()[0] == f"{folder}: up to date, skipped"
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            ["-d", ":", "--graphs", "hessian"],
+            "--graphs hessian: no such graph; graphs: forward, jvp, jacobian, param_jacobian, "
+            "param_vjp",
+        ),
+        (
+            ["-d", ":", "--graphs", "param_vjp"],
+            "--graphs param_vjp: param_vjp needs -p; with these options: forward, jvp, jacobian",
+        ),
+        (
+            ["-p", ":", "--graphs", "param_jacobian"],
+            "--graphs param_jacobian: param_jacobian needs -d and -p; with these options: "
+            "forward, param_vjp",
+        ),
+    ],
+    ids=["unknown", "needs-p", "needs-d-and-p"],
+)
+def test_graphs_refuses_a_graph_it_cannot_make(
+    fake_compile: Compiled,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    options: list[str],
+    message: str,
+) -> None:
+    status, out, err = compile_here(capsys, ELASTIC, tmp_path, *options)
+    assert (status, out, err) == (2, "", f"neml2-compile: error: {message}\n")
+    assert fake_compile == []
+    assert list(tmp_path.iterdir()) == []
+
+
 def edit(old: str, new: str) -> Callable[[Path, list[str]], list[str]]:
     def change(source: Path, options: list[str]) -> list[str]:
         text = source.read_text()
@@ -265,7 +318,14 @@ def test_help_explains_every_option() -> None:
     assert "up to date" in text
 
 
-PARSED = {"file": "m.i", "model": "model", "device": ["cpu"], "pairs": [], "params": []}
+PARSED = {
+    "file": "m.i",
+    "model": "model",
+    "device": ["cpu"],
+    "pairs": [],
+    "params": [],
+    "graphs": [],
+}
 
 
 @pytest.mark.parametrize(
@@ -287,6 +347,10 @@ PARSED = {"file": "m.i", "model": "model", "device": ["cpu"], "pairs": [], "para
             {"pairs": ["a:b", "c:d"], "device": ["cpu", "cuda"]},
         ),
         (["--device", "cuda", "m.i", "--device", "cpu", "--model", "model"], {}),
+        (
+            ["-d", ":", "--graphs", "jacobian", "m.i", "--model", "model"],
+            {"pairs": [":"], "graphs": ["jacobian"]},
+        ),
     ],
     ids=[
         "device-before",
@@ -299,6 +363,7 @@ PARSED = {"file": "m.i", "model": "model", "device": ["cpu"], "pairs": [], "para
         "repeated-before",
         "repeated-around",
         "last-device-wins",
+        "graphs-before",
     ],
 )
 def test_options_before_or_after_file(argv: list[str], expected: dict[str, Any]) -> None:

@@ -693,6 +693,29 @@ TEST_CASE("E33 derivative pair that was not compiled", "[errors]")
               "neml2-compile");
 }
 
+TEST_CASE("E33, second form: a graph that neml2-compile --graphs left out", "[errors]")
+{
+  // forward_single compiled with -d : --graphs forward: the pairs listed, no graph for them.
+  Workspace w;
+  const std::string text = w.read(w.cpu() / "model_meta.json");
+  const auto jvp = text.find(",\n    \"jvp\": {");
+  REQUIRE(jvp != std::string::npos);
+  w.write(w.cpu() / "model_meta.json", text.substr(0, jvp) + "\n  }\n}\n");
+  auto m = load_model(w.stub(), "model");
+  for (const char * graph : {"jacobian", "jvp"})
+    check_fatal(w.run(
+                    [&]
+                    {
+                      if (std::string(graph) == "jvp")
+                        m.jvp({{"strain", strains(7)}}, {{"strain", strains(7)}});
+                      else
+                        m.jacobian({{"strain", strains(7)}});
+                    }),
+                std::string("model 'model': graph '") + graph +
+                    "' was not compiled: neml2-compile --graphs left it out: add " + graph +
+                    " to --graphs (or leave --graphs out)");
+}
+
 TEST_CASE("E34 parameter derivative of a model without promoted parameters", "[errors]")
 {
   for_each_entry("forward_single",

@@ -2,7 +2,9 @@
 // ComposedModel around an ImplicitUpdate) through the C++ API: it answers as the
 // monolithic J2Viscoplasticity of tests/aoti/viscoplastic with the same constants, its
 // dispatched results equal the direct call under every policy, and a point that exceeds
-// the Newton iteration cap raises ConvergenceError through the dispatcher.
+// the Newton iteration cap raises ConvergenceError through the dispatcher. Its graphs take
+// the longest of all fixtures to compile, so flags.txt keeps only those called here
+// (--graphs jacobian param_vjp), and a left-out graph is a FatalError that says so.
 #include "fixtures.h"
 
 using namespace neml2_test;
@@ -94,6 +96,18 @@ TEST_CASE("j2_composed: answers as the monolithic J2 viscoplastic model", "[j2]"
   // reference_stress = sqrt(2/3) eta (NEML2's yield function is sqrt(2/3) (vm - sy - R))
   CHECK(agree(a.at("flow_rate.reference_stress"), std::sqrt(1.5) * a0.at("model.eta"), 1e-7));
   CHECK(agree(a.at("isoharden.saturated_hardening"), a0.at("model.Q"), 1e-7));
+}
+
+TEST_CASE("j2_composed: the graphs --graphs left out are a FatalError that says so", "[j2]")
+{
+  const Model m(stub(composed), "model", "cpu");
+  const TensorMap in = state(3);
+  CHECK_THROWS_WITH(m.jvp(in, in),
+                    ContainsSubstring("graph 'jvp' was not compiled: neml2-compile --graphs "
+                                      "left it out: add jvp to --graphs"));
+  CHECK_THROWS_WITH(m.param_jacobian(in),
+                    ContainsSubstring("graph 'param_jacobian' was not compiled: neml2-compile "
+                                      "--graphs left it out"));
 }
 
 TEST_CASE("j2_composed: a point over the iteration cap raises ConvergenceError", "[j2]")

@@ -72,15 +72,20 @@ names(const std::vector<VariableSpec> & vars)
   return out.empty() ? "none" : out;
 }
 
-/// The FatalError for a graph that was not compiled, telling which flag adds it.
+/// The FatalError for a graph that was not compiled, telling which flag adds it, or that
+/// neml2-compile's --graphs left it out although -d and -p asked for it.
 inline FatalError
 missing_graph(const Meta & meta, Graph g)
 {
   const bool param = g == Graph::param_jacobian || g == Graph::param_vjp;
+  const bool pairs = !meta.derivatives.empty(), params = !meta.parameters.empty();
   std::string hint;
-  if (!param)
+  if ((pairs || g == Graph::param_vjp) && (params || !param))
+    hint = std::string("neml2-compile --graphs left it out: add ") + graph_name(g) +
+           " to --graphs (or leave --graphs out)";
+  else if (!param)
     hint = "add '-d :' (or -d OUTPUT:INPUT) to neml2-compile";
-  else if (meta.parameters.empty())
+  else if (!params)
     hint = "no parameter was promoted: add '-p :' (or -p NAME) to neml2-compile";
   else
     hint = "add '-d :' and '-p :' to neml2-compile";
