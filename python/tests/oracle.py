@@ -25,6 +25,7 @@ from .test_neml2_oracle import (
     ORACLE,
     ORACLE_ATTEMPTS,
     assert_agree,
+    oracle_env,
     oracle_python,
 )
 
@@ -89,6 +90,7 @@ def answers(folder: Path, cases: Sequence[Case]) -> list[dict]:
             capture_output=True,
             text=True,
             check=False,
+            env=oracle_env(),
         )
         if done.returncode == 0 or not any(bug in done.stderr for bug in LAYOUT_BUGS):
             break

@@ -5,9 +5,9 @@ PyPI's NEML2 is also the package ``neml2``, so it lives in an environment of its
 runs as a child process (tests/neml2_inputs/neml2_oracle.py) on the same inputs. Each
 file's block ``model`` is compared, outputs and every Jacobian block, at rtol 1e-8;
 the two composed J2 models are driven over 24 time steps, each step starting from the
-state the previous one left. Those two are also compiled (``neml2-compile -d :``, for
-cpu, once per session) and the compiled graphs, loaded with ``neml2.load_model``, are
-compared with NEML2 on the same 24 steps' inputs.
+state the previous one left. So is the C++ tests' fixture j2_composed, the same model
+with other constants, whose compiled graphs (ctest's artifacts, or compiled here once per
+session), loaded with ``neml2.load_model``, are compared with NEML2 on its 24 steps.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from neml2 import hit, load_model
 from neml2.models import Model, build_model, model_section
 from neml2.shim import CompiledModel
 
-from .conftest import PYTHON_DIR, REPO, run_module
+from .conftest import FIXTURES, PYTHON_DIR, REPO, compile_fixture
 
 INPUTS = REPO / "tests" / "neml2_inputs"
 ORACLE = INPUTS / "neml2_oracle.py"
@@ -43,8 +43,15 @@ LAYOUT_BUGS = (
 ORACLE_ATTEMPTS = 4
 
 
+def oracle_env() -> dict[str, str]:
+    """The environment of an oracle process: this one's without PYTHONPATH, which names this
+    project's own package ``neml2`` under ctest and would shadow NEML2's."""
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+
+
 def oracle_python() -> str:
-    """The Python with NEML2 3.1.0, or a skip that says why there is none."""
+    """The Python with NEML2 3.1.0, or a skip where there is none. One that exists but does
+    not import NEML2 3.1.0 fails the test: a broken oracle must not pass as a skipped one."""
     python = os.environ.get("NEML2_ORACLE_PYTHON", str(REPO / ".venv-neml2" / "bin" / "python"))
     if not Path(python).exists():
         pytest.skip(
@@ -57,14 +64,21 @@ def oracle_python() -> str:
         text=True,
         check=False,
         cwd=INPUTS,  # not beside this project's own package neml2
+        env=oracle_env(),
     )
-    if probe.returncode != 0 or "3.1.0" not in probe.stdout:
-        pytest.skip(f"NEML2 3.1.0 could not be imported by {python}: {probe.stderr.strip()[-300:]}")
+    assert probe.returncode == 0, f"{python} does not import NEML2: {probe.stderr[-300:]}"
+    assert "3.1.0" in probe.stdout, f"{python} imports NEML2 {probe.stdout.strip()}, not 3.1.0"
     return python
 
 
+def source(name: str) -> Path:
+    """The input file: ``name`` in tests/neml2_inputs, or the model.i of the C++ tests'
+    fixture ``name`` (a name without ``.i``)."""
+    return INPUTS / name if name.endswith(".i") else FIXTURES / name / "model.i"
+
+
 def build(name: str) -> Model:
-    return build_model(model_section(hit.load(INPUTS / name), "model"))
+    return build_model(model_section(hit.load(source(name)), "model"))
 
 
 #: Sample values per variable name (the rest: scalars in [0.5, 1.5), SR2 of size 1e-2).
@@ -140,7 +154,7 @@ def drive(model: Model) -> tuple[list[dict[str, torch.Tensor]], list[dict], list
 def run_oracle(python: str, tmp_path: Path, name: str, steps: list) -> list[dict]:
     request, result = tmp_path / f"{name}.request.pt", tmp_path / f"{name}.result.pt"
     torch.save(
-        {"file": str(INPUTS / name), "model": "model", "batch": BATCH, "steps": steps}, request
+        {"file": str(source(name)), "model": "model", "batch": BATCH, "steps": steps}, request
     )
     # NEML2's extension fails now and then inside its Newton solve under this torch (a
     # build for another torch reading a tensor's layout): a crash, not an answer, so a
@@ -152,6 +166,7 @@ def run_oracle(python: str, tmp_path: Path, name: str, steps: list) -> list[dict
             text=True,
             check=False,
             cwd=INPUTS,
+            env=oracle_env(),
         )
         if done.returncode == 0 or not any(bug in done.stderr for bug in LAYOUT_BUGS):
             break
@@ -238,23 +253,13 @@ def require_loadable_j2(stub: Path) -> None:
 
 
 @pytest.fixture(scope="session")
-def compiled_j2(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
-    """The stub of a composed J2 file compiled for cpu with ``-d :`` (forward, jvp and
-    jacobian), compiled once per file and session."""
-    stubs: dict[str, Path] = {}
-
-    def compiled(name: str) -> Path:
-        if name not in stubs:
-            out = tmp_path_factory.mktemp(f"aoti-{Path(name).stem}")
-            result = run_module(
-                "neml2.compile", INPUTS / name, "--model", "model", "-d", ":", "-o", out
-            )
-            assert result.returncode == 0, result.stderr
-            stubs[name] = out / "model_aoti.i"
-            require_loadable_j2(stubs[name])
-        return stubs[name]
-
-    return compiled
+def compiled_j2(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The stub of the C++ tests' fixture j2_composed (the composed J2 viscoplastic model
+    with NEML2's blocks, compiled with forward, jacobian and param_vjp): ctest's artifacts
+    where it compiled them, else compiled here once per session."""
+    out, _ = compile_fixture(tmp_path_factory, "j2_composed")
+    require_loadable_j2(out / "model_aoti.i")
+    return out / "model_aoti.i"
 
 
 @pytest.mark.parametrize("name", TRANSIENT)
@@ -270,14 +275,13 @@ def test_composed_j2_over_steps_agrees_with_neml2(
         assert_agree(jac, ref["jacobian"], f"{name} step {step + 1} jacobian")
 
 
-@pytest.mark.parametrize("name", TRANSIENT)
+@pytest.mark.aoti
 def test_compiled_composed_j2_over_steps_agrees_with_neml2(
-    name: str,
-    j2_reference: Callable[[str], Reference],
-    compiled_j2: Callable[[str], Path],
+    j2_reference: Callable[[str], Reference], compiled_j2: Path
 ) -> None:
+    name = "j2_composed"
     steps, _, _, theirs = j2_reference(name)
-    compiled = load_model(compiled_j2(name), "model")
+    compiled = load_model(compiled_j2, "model")
     assert isinstance(compiled, CompiledModel)
     assert compiled.meta["status"] == {"converged": "converged", "residual": "residual"}
     assert [v.name for v in compiled.inputs] == [v.name for v in build(name).inputs]

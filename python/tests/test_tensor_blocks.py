@@ -24,7 +24,7 @@ from neml2.tensor_blocks import (
 from neml2.tensor_expr import TypedTensor
 
 from .conftest import REPO
-from .test_neml2_oracle import oracle_python
+from .test_neml2_oracle import oracle_env, oracle_python
 
 FOLDER = REPO / "tests" / "neml2_inputs" / "tensors"
 ORACLE_FILES = ("python_forms.i", "csv_forms.i", "crystals.i")
@@ -73,6 +73,7 @@ def oracle(tmp_path_factory: pytest.TempPathFactory) -> dict:
     run = subprocess.run(
         [python, "tensors_oracle.py", str(result), *ORACLE_FILES],
         cwd=FOLDER,  # not beside this project's own package neml2
+        env=oracle_env(),
         capture_output=True,
         text=True,
         check=False,
