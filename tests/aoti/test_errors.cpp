@@ -899,3 +899,47 @@ TEST_CASE("E41 GPU index that does not exist", "[errors]")
           }),
       "StaticHybridScheduler: devices[1]: invalid device '" + device + "': " + why);
 }
+
+TEST_CASE("E42 result buffer that does not fit", "[errors]")
+{
+  const auto check = [](auto & m)
+  {
+    const at::Tensor eps = strains(7);
+    const TensorMap in{{"strain", eps}};
+    const std::string head = "model 'model': results of 'forward': ";
+    const auto into = [&](at::Tensor buffer, const std::string & name = "stress")
+    {
+      TensorMap out{{name, std::move(buffer)}};
+      return call([&] { m.forward(in, out); });
+    };
+    check_fatal(into(at::zeros({7, 3}, f64())),
+                head + "the buffer for 'stress' has shape (7, 3), expected (7, 6)");
+    check_fatal(into(at::zeros({7, 6}, at::kFloat)),
+                head + "the buffer for 'stress' has dtype Float, expected Double");
+    check_fatal(into(at::zeros({7, 6}, f64().device(at::kMeta))),
+                head + "the buffer for 'stress' is on meta, expected cpu (where the inputs are)");
+    check_fatal(into(at::Tensor()), head + "the buffer for 'stress' is an undefined tensor");
+    check_fatal(into(at::zeros({7, 6}, f64()), "strain"),
+                head + "no result 'strain' (the graph returns 'stress')");
+    check_fatal(into(at::zeros({6}, f64()).expand({7, 6})),
+                head + "the buffer for 'stress' has elements that share memory (an expanded "
+                       "tensor?)");
+    check_fatal(into(eps),
+                head + "the buffer for 'stress' overlaps the memory of argument 'strain'");
+  };
+  {
+    INFO("PassThrough");
+    auto m = PassThroughCase::make(stub("elastic_promoted"), 0);
+    check(m);
+  }
+  {
+    INFO("SyncPolicy<Simple>");
+    auto m = SyncSimpleCase::make(stub("elastic_promoted"), 4);
+    check(m);
+  }
+  {
+    INFO("AsyncPolicy<StaticHybrid>");
+    auto m = AsyncHybridCase::make(stub("elastic_promoted"), 4);
+    check(m);
+  }
+}

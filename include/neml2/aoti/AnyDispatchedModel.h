@@ -49,6 +49,27 @@ public:
   {
     return _impl->param_vjp(inputs, cotangents);
   }
+  /// @brief DispatchedModel::forward into caller-owned @p results.
+  void forward(const TensorMap & inputs, TensorMap & results) { _impl->forward(inputs, results); }
+  /// @brief DispatchedModel::jvp into caller-owned @p results.
+  void jvp(const TensorMap & inputs, const TensorMap & tangents, TensorMap & results)
+  {
+    _impl->jvp(inputs, tangents, results);
+  }
+  /// @brief DispatchedModel::jacobian into caller-owned @p results.
+  void jacobian(const TensorMap & inputs, DerivMap & results) { _impl->jacobian(inputs, results); }
+  /// @brief DispatchedModel::param_jacobian into caller-owned @p results.
+  void param_jacobian(const TensorMap & inputs, DerivMap & results)
+  {
+    _impl->param_jacobian(inputs, results);
+  }
+  /// @brief DispatchedModel::param_vjp into caller-owned @p results.
+  void param_vjp(const TensorMap & inputs, const TensorMap & cotangents, TensorMap & results)
+  {
+    _impl->param_vjp(inputs, cotangents, results);
+  }
+  /// @copydoc DispatchedModel::release_buffers
+  void release_buffers() { _impl->release_buffers(); }
   /// @copydoc DispatchedModel::named_parameters
   TensorMap & named_parameters() { return _impl->named_parameters(); }
   /// @copydoc DispatchedModel::meta
@@ -81,6 +102,12 @@ private:
     virtual DerivMap jacobian(const TensorMap &) = 0;
     virtual DerivMap param_jacobian(const TensorMap &) = 0;
     virtual TensorMap param_vjp(const TensorMap &, const TensorMap &) = 0;
+    virtual void forward(const TensorMap &, TensorMap &) = 0;
+    virtual void jvp(const TensorMap &, const TensorMap &, TensorMap &) = 0;
+    virtual void jacobian(const TensorMap &, DerivMap &) = 0;
+    virtual void param_jacobian(const TensorMap &, DerivMap &) = 0;
+    virtual void param_vjp(const TensorMap &, const TensorMap &, TensorMap &) = 0;
+    virtual void release_buffers() = 0;
     virtual TensorMap & named_parameters() = 0;
     virtual const Meta & meta() const = 0;
     virtual const DispatchInfo & last_dispatch() const = 0;
@@ -102,6 +129,21 @@ private:
     {
       return model.param_vjp(in, c);
     }
+    void forward(const TensorMap & in, TensorMap & r) override { model.forward(in, r); }
+    void jvp(const TensorMap & in, const TensorMap & t, TensorMap & r) override
+    {
+      model.jvp(in, t, r);
+    }
+    void jacobian(const TensorMap & in, DerivMap & r) override { model.jacobian(in, r); }
+    void param_jacobian(const TensorMap & in, DerivMap & r) override
+    {
+      model.param_jacobian(in, r);
+    }
+    void param_vjp(const TensorMap & in, const TensorMap & c, TensorMap & r) override
+    {
+      model.param_vjp(in, c, r);
+    }
+    void release_buffers() override { model.release_buffers(); }
     TensorMap & named_parameters() override { return model.named_parameters(); }
     const Meta & meta() const override { return model.meta(); }
     const DispatchInfo & last_dispatch() const override { return model.last_dispatch(); }

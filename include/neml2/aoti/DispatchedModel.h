@@ -19,6 +19,7 @@
 #include "neml2/aoti/chunking.h"
 #include "neml2/aoti/detail/Trace.h"
 #include "neml2/aoti/detail/observers.h"
+#include "neml2/aoti/detail/results.h"
 #include "neml2/aoti/execution/policies.h"
 #include "neml2/aoti/types.h"
 
@@ -178,6 +179,65 @@ public:
     return dispatch(Graph::param_vjp, inputs, &cotangents).map;
   }
 
+  /**
+   * @name Results into caller-owned buffers
+   *
+   * Each entry point also writes into tensors the caller provides: an entry of @p results
+   * (by output name; by [output][input or parameter] for derivative blocks) is a buffer
+   * the result is written into, and every result without one is inserted into the map.
+   * A buffer has the result's shape, the model's dtype and the inputs' device, any
+   * strides (a host array wrapped with `at::from_blob` is fine), and shares no memory with
+   * an input or another buffer; anything else, or a name the graph does not return, is a
+   * FatalError naming the buffer, raised before anything runs. A chunk's result is copied
+   * into its rows of the buffer once, as it would be into a result the model allocates;
+   * where one device computes the whole batch, the graph's result is copied once. If the
+   * call fails, the buffers may hold part of the results and the map gains no entry.
+   *
+   * @code
+   * std::vector<double> stress(B * 6); // the host code's own array
+   * TensorMap out{{"stress", at::from_blob(stress.data(), {B, 6}, at::kDouble)}};
+   * m.forward({{"strain", strain}}, out); // stress now holds the results
+   * @endcode
+   * @{
+   */
+  /// @brief forward() into @p results.
+  void forward(const TensorMap & inputs, TensorMap & results)
+  {
+    dispatch(Graph::forward, inputs, nullptr, detail::Into{&results, nullptr});
+  }
+  /// @brief jvp() into @p results.
+  void jvp(const TensorMap & inputs, const TensorMap & tangents, TensorMap & results)
+  {
+    dispatch(Graph::jvp, inputs, &tangents, detail::Into{&results, nullptr});
+  }
+  /// @brief jacobian() into @p results.
+  void jacobian(const TensorMap & inputs, DerivMap & results)
+  {
+    dispatch(Graph::jacobian, inputs, nullptr, detail::Into{nullptr, &results});
+  }
+  /// @brief param_jacobian() into @p results.
+  void param_jacobian(const TensorMap & inputs, DerivMap & results)
+  {
+    dispatch(Graph::param_jacobian, inputs, nullptr, detail::Into{nullptr, &results});
+  }
+  /// @brief param_vjp() into @p results.
+  void param_vjp(const TensorMap & inputs, const TensorMap & cotangents, TensorMap & results)
+  {
+    dispatch(Graph::param_vjp, inputs, &cotangents, detail::Into{&results, nullptr});
+  }
+  /// @}
+
+  /**
+   * @brief Drop the host result buffers the model keeps for reuse.
+   *
+   * A call that gathers chunks into host memory reuses the buffer of its previous result
+   * of the same graph and shape once the caller no longer holds that result (no tensor or
+   * view of it is alive); a result the caller holds is never written again. This frees
+   * those kept buffers (at most one per graph return). A raw pointer into a result is
+   * valid only while a tensor of that result lives.
+   */
+  void release_buffers() { _s->pool.clear(); }
+
 private:
   struct State
   {
@@ -188,6 +248,7 @@ private:
     std::vector<std::map<std::string, std::pair<const void *, int64_t>>> synced;
     DispatchInfo info;
     detail::ObserverSet observers; // the chunk hook, the trace, the user's
+    detail::ResultPool pool;       // host result buffers, reused once the caller drops them
   };
 
   /// Refresh each device's parameter copies whose master tensor changed since the last call.
@@ -217,15 +278,16 @@ private:
     }
   }
 
-  detail::Named dispatch(Graph g, const TensorMap & inputs, const TensorMap * extra = nullptr)
+  detail::Named dispatch(Graph g, const TensorMap & inputs, const TensorMap * extra = nullptr,
+                         const detail::Into & into = {})
   {
     if (_s->observers.empty())
-      return dispatch_impl(g, inputs, extra);
+      return dispatch_impl(g, inputs, extra, into);
     bool begun = false; // on_dispatch was called: on_dispatch_end must follow
     detail::Named out;
     try
     {
-      out = dispatch_impl(g, inputs, extra, &begun);
+      out = dispatch_impl(g, inputs, extra, into, &begun);
     }
     catch (const Exception &)
     {
@@ -276,8 +338,27 @@ private:
     return _s->observers.chunk(ChunkInfo{model.device(), ordinal, begin, end}, !gather, true, run);
   }
 
+  /// The call, its results put into the caller's buffers and maps when @p into names any
+  /// (then the returned Named is empty).
   detail::Named dispatch_impl(Graph g, const TensorMap & inputs, const TensorMap * extra,
-                              bool * begun = nullptr)
+                              const detail::Into & into, bool * begun = nullptr)
+  {
+    const Meta & m = meta();
+    if (!into.map && !into.deriv)
+      return run_call(g, inputs, extra, nullptr, begun);
+    return guard([&m] { return detail::who(m); },
+                 [&]
+                 {
+                   const detail::Call call = detail::prepare(m, g, inputs, extra);
+                   const auto targets = detail::bind_results(m, call, into);
+                   detail::deliver(run_call(g, inputs, extra, &targets, begun), into);
+                   return detail::Named{};
+                 });
+  }
+
+  /// The call itself; per-point results go into @p targets where given (bind_results).
+  detail::Named run_call(Graph g, const TensorMap & inputs, const TensorMap * extra,
+                         const std::vector<at::Tensor> * targets, bool * begun)
   {
     const Meta & m = meta();
     return guard(
@@ -324,7 +405,7 @@ private:
             bool gpu = false;
             for (const auto & model : _s->models)
               gpu = gpu || model->device().is_cuda();
-            Gather gather(m, call, gpu);
+            Gather gather(m, call, gpu, targets, &_s->pool);
             auto & info = _s->info;
             std::mutex info_mutex;
             _s->policy->execute(

@@ -10,6 +10,7 @@
 #include <ATen/ATen.h>
 
 #include "neml2/aoti/detail/call.h"
+#include "neml2/aoti/detail/results.h"
 
 namespace neml2::aoti
 {
@@ -34,11 +35,11 @@ split(int64_t batch, int64_t chunk_size)
 /**
  * @brief Collects per-chunk graph returns into whole-batch results.
  *
- * Per-point returns are written into preallocated `(B, *base)` tensors on the
- * inputs' device (no final concatenation copy); batch-independent returns are
- * kept once; adjoints are kept per chunk and summed in chunk order at the end
- * so the result does not depend on which device finished first. Chunks may be
- * added from several threads.
+ * Per-point returns are written into `(B, *base)` tensors on the inputs' device (no final
+ * concatenation copy): the caller's buffers where given, else buffers from a ResultPool
+ * or new ones. Batch-independent returns are kept once; adjoints are kept per chunk and
+ * summed in chunk order at the end so the result does not depend on which device finished
+ * first. Chunks may be added from several threads.
  */
 class Gather
 {
@@ -49,21 +50,43 @@ public:
    * @param call the prepared call whose returns are gathered; must outlive the Gather
    * @param pinned allocate per-point results in page-locked host memory, so chunks
    *        computed on a GPU come back at full copy bandwidth (CPU inputs only)
+   * @param targets the caller's buffers by return slot (detail::bind_results), or null
+   * @param pool where host results come from when the caller gave no buffer, or null
    */
-  Gather(const Meta & meta, const detail::Call & call, bool pinned = false) : _call(call)
+  Gather(const Meta & meta, const detail::Call & call, bool pinned = false,
+         const std::vector<at::Tensor> * targets = nullptr, detail::ResultPool * pool = nullptr)
+      : _call(call)
   {
-    const auto opts = at::TensorOptions().dtype(meta.dtype).device(call.device).pinned_memory(
-        pinned && call.device.is_cpu());
-    for (std::size_t i = 0; i < call.spec->returns.size(); ++i)
+    const auto opts = at::TensorOptions()
+                          .dtype(meta.dtype)
+                          .device(call.device)
+                          .pinned_memory(pinned && call.device.is_cpu());
+    const std::size_t n = call.spec->returns.size();
+    _targets.resize(n);
+    _pageable.assign(n, false);
+    for (std::size_t i = 0; i < n; ++i)
     {
-      if (call.combine[i] == detail::Combine::concat)
+      if (targets && (*targets)[i].defined())
       {
-        auto shape = detail::return_base_shape(meta, call.spec->returns[i]);
-        shape.insert(shape.begin(), call.batch);
-        _results.push_back(at::empty(shape, opts));
+        _targets[i] = (*targets)[i];
+        // A device-to-host copy into pageable memory runs at a fraction of the pinned rate:
+        // such chunks go through a page-locked staging buffer (add()).
+        _pageable[i] = call.device.is_cpu() && !_targets[i].is_pinned();
       }
-      else
+      if (call.combine[i] != detail::Combine::concat)
+      {
         _results.emplace_back();
+        continue;
+      }
+      if (_targets[i].defined())
+      {
+        _results.push_back(call.batched ? _targets[i] : _targets[i].unsqueeze(0));
+        continue;
+      }
+      auto shape = detail::return_base_shape(meta, call.spec->returns[i]);
+      shape.insert(shape.begin(), call.batch);
+      _results.push_back(pool && call.device.is_cpu() ? pool->take(call.graph, i, shape, opts)
+                                                      : at::empty(shape, opts));
     }
   }
 
@@ -75,13 +98,19 @@ public:
       switch (_call.combine[i])
       {
         case detail::Combine::concat:
-          _results[i].slice(0, begin, end).copy_(returns[i]);
+          copy_into(i, _results[i].slice(0, begin, end), returns[i]);
           break;
         case detail::Combine::once:
           if (ordinal == 0)
           {
-            const std::lock_guard<std::mutex> lock(_mutex);
-            _results[i] = returns[i].to(_call.device);
+            if (_targets[i].defined())
+              copy_into(i, _targets[i], returns[i]);
+            else
+            {
+              at::Tensor once = returns[i].to(_call.device);
+              const std::lock_guard<std::mutex> lock(_mutex);
+              _results[i] = std::move(once);
+            }
           }
           break;
         case detail::Combine::sum:
@@ -97,7 +126,8 @@ public:
     }
   }
 
-  /// @brief The whole-batch returns, positional as the graph's (status slots undefined).
+  /// @brief The whole-batch returns, positional as the graph's (status slots undefined);
+  /// per-point and batch-independent ones are the caller's buffers where given.
   std::vector<at::Tensor> finish()
   {
     for (auto & [i, parts] : _partials)
@@ -105,14 +135,36 @@ public:
       at::Tensor total;
       for (auto & [ordinal, p] : parts)
         total = total.defined() ? total.add_(p) : p.clone();
+      if (_targets[i].defined())
+        total = _targets[i].copy_(total);
       _results[i] = total;
     }
+    for (std::size_t i = 0; i < _results.size(); ++i)
+      if (_call.combine[i] == detail::Combine::once && _targets[i].defined())
+        _results[i] = _targets[i];
     return std::move(_results);
   }
 
 private:
+  /// dest.copy_(src), through a page-locked buffer when src is on a GPU and dest is the
+  /// caller's pageable host memory.
+  void copy_into(std::size_t slot, const at::Tensor & dest, const at::Tensor & src)
+  {
+    if (_pageable[slot] && src.is_cuda())
+    {
+      at::Tensor staged =
+          at::empty(src.sizes(), src.options().device(at::kCPU).pinned_memory(true));
+      staged.copy_(src);
+      dest.copy_(staged);
+      return;
+    }
+    dest.copy_(src);
+  }
+
   const detail::Call & _call;
   std::vector<at::Tensor> _results;
+  std::vector<at::Tensor> _targets; // the caller's buffers by slot (undefined: none)
+  std::vector<bool> _pageable;      // per slot: the caller's buffer is pageable host memory
   std::map<std::size_t, std::map<std::size_t, at::Tensor>> _partials;
   std::mutex _mutex;
 };
