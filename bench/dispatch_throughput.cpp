@@ -109,6 +109,36 @@ main(int argc, char ** argv)
   add("P2", "CPU Simple{cpu, B/16}", mpts / t_cpu16, "Mpts/s");
   add("P2", "ratio chunked / unchunked (target >= 0.95)", t_cpu / t_cpu16, "");
 
+  // P2, caller-owned: the results into one buffer the caller allocated once (a host code's
+  // array), against the CPU memory bound of the same bytes: a plain copy of an input-sized
+  // tensor into a reused result-sized one (48 B read and 48 B written per point here).
+  {
+    const auto & out_var = cpu_whole.meta().outputs.front();
+    std::vector<int64_t> shape{B};
+    shape.insert(shape.end(), out_var.shape.begin(), out_var.shape.end());
+    at::Tensor buffer = at::zeros(shape, at::kDouble); // touched once, as a host array is
+    const at::Tensor source = at::rand(shape, at::kDouble);
+    const double t_copy = median_time([&] { buffer.copy_(source); }, 7);
+    add("P2", "CPU copy bound: copy_ of the same bytes, reused result", mpts / t_copy, "Mpts/s");
+    TensorMap results{{out_var.name, buffer}};
+    const double t_into_whole = median_time([&] { cpu_whole.forward(in, results); }, 7);
+    add("P2", "CPU unchunked, into a caller-owned buffer", mpts / t_into_whole, "Mpts/s");
+    double best = 0;
+    for (const int64_t chunk : {B / 16, B / 64, int64_t(1) << 16, int64_t(1) << 14})
+    {
+      if (chunk <= 0 || chunk > B)
+        continue;
+      auto m = load_model(stub, "model",
+                          std::make_shared<SimpleScheduler>(SimpleScheduler::Config{"cpu", chunk}));
+      const double t = median_time([&] { m.forward(in, results); }, 7);
+      best = std::max(best, mpts / t);
+      add("P2", "CPU Simple{cpu, " + std::to_string(chunk) + "}, into a caller-owned buffer",
+          mpts / t, "Mpts/s");
+    }
+    add("P2", "best caller-owned / copy bound (target >= 0.8)", best * t_copy / mpts, "");
+    add("P2", "best caller-owned / CPU unchunked (target >= 3)", best * t_cpu / mpts, "");
+  }
+
   if (gpu)
   {
     const at::Device cuda(at::kCUDA, 0);
