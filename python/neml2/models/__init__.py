@@ -8,6 +8,7 @@ from . import (  # noqa: F401
     reduction,
     rotations,
     scalar_functions,
+    viscoelasticity,
 )
 from .base import (
     Evaluation,
