@@ -2,6 +2,7 @@
 
 # modules whose import registers their types
 from . import (  # noqa: F401
+    cohesive,
     conversions,
     generic,
     interpolation,
