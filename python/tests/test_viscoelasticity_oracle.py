@@ -7,7 +7,8 @@ Jacobians, which NEML2 does not report, are checked against central differences 
 forward, and the kernels export. burgers_composed.i, a Burgers solid whose two internal
 strains ImplicitUpdate solves for (backward Euler), is driven over 24 strain-controlled
 steps, each from the state the previous step left; NEML2 evaluates every step at the
-same inputs and agrees, outputs and Jacobians. One oracle process answers the module.
+same inputs and agrees, outputs and Jacobians. One oracle process answers the module
+(one more only where NEML2 met its intermittent layout fault).
 """
 
 from __future__ import annotations
@@ -84,14 +85,14 @@ NAMES = {
 
 
 COMPOSED = FOLDER / "burgers_composed.i"
-#: The points of the strain path driven (its smallest and largest strains).
-POINTS = [0, DRIVE_BATCH - 1]
+#: The point of the strain path driven (its largest strains; one keeps NEML2 quick).
+POINTS = [DRIVE_BATCH - 1]
 #: The internal strains the composed model carries from one step to the next.
 STATE = ("maxwell_viscous_strain", "kelvin_voigt_strain")
 
 
 def time_at(step: int) -> torch.Tensor:
-    """Time steps growing from 0.05 to 0.74 (the Kelvin-Voigt time is 0.6, the Maxwell
+    """Time steps growing from 0.05 to 0.625 (the Kelvin-Voigt time is 0.6, the Maxwell
     time 4), the same at every point."""
     return torch.full((DRIVE_BATCH,), 0.05 * step + 0.0125 * step * (step - 1), dtype=F64)
 
