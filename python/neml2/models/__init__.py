@@ -2,12 +2,14 @@
 
 # modules whose import registers their types
 from . import (  # noqa: F401
+    cohesive,
     conversions,
     generic,
     interpolation,
     reduction,
     rotations,
     scalar_functions,
+    viscoelasticity,
 )
 from .base import (
     Evaluation,

@@ -1,0 +1,6 @@
+# ModeMixity: the default names
+[Models]
+  [model]
+    type = ModeMixity
+  []
+[]
