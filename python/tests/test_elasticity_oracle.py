@@ -32,6 +32,17 @@ def sr2(seed: int, batch: int, scale: float = 1.0) -> torch.Tensor:
     return scale * torch.randn(batch, 6, generator=g, dtype=F64)
 
 
+def t(*values: float) -> torch.Tensor:
+    """A batch of scalars."""
+    return torch.tensor(values, dtype=F64)
+
+
+def r2(seed: int, batch: int, scale: float = 0.1) -> torch.Tensor:
+    """Deformation gradients ``I + scale * noise`` (positive determinants), reproducible."""
+    g = torch.Generator().manual_seed(seed)
+    return torch.eye(3, dtype=F64) + scale * torch.randn(batch, 3, 3, generator=g, dtype=F64)
+
+
 def mrp(batch: int) -> torch.Tensor:
     """Orientations: the identity, small and large rotations, one near a half turn."""
     r = torch.zeros(batch, 3, dtype=F64)
@@ -57,6 +68,29 @@ CASES = [
     Case(
         f("general_elasticity_tensors"),
         {"elastic_strain": sr2(2, 4, 1e-3), "grain_orientation": mrp(4)},
+    ),
+    Case(f("green_lagrange_strain"), {"deformation_gradient": r2(3, 4)}),
+    Case(f("green_lagrange_strain_named"), {"F": r2(4, 3, 0.3)}),
+    Case(f("thermal_deformation_jacobian"), {"temperature": t(293.15, 400.0, 1200.0, 77.0)}),
+    Case(f("thermal_deformation_jacobian_named"), {"T": t(600.0, 300.0, 950.0)}),
+    Case(f("swelling_and_phase_change_deformation_jacobian"), {"fluid_fraction": t(0, 0.3, 1)}),
+    Case(f("swelling_and_phase_change_deformation_jacobian_named"), {"phi": t(0.0, 0.5, 0.2, 0.9)}),
+    Case(
+        f("volume_adjust_deformation_gradient"),
+        {"input": r2(5, 4), "jacobian": t(1.0, 0.9, 1.2, 1.05)},
+    ),
+    Case(
+        f("volume_adjust_deformation_gradient_named"),
+        {"F": r2(6, 3, 0.2), "J": t(0.8, 1.0, 1.5)},
+    ),
+    Case(
+        f("kinematics_composed"),
+        {
+            "deformation_gradient": r2(7, 4),
+            "temperature": t(300.0, 500.0, 800.0, 250.0),
+            "fluid_fraction": t(0.0, 0.2, 0.5, 1.0),
+            "orientation": mrp(4),
+        },
     ),
 ]
 
@@ -205,12 +239,13 @@ def test_refuses(body: str, message: str) -> None:
         build(body)
 
 
-#: One file per type: its kernels must export (torch.export with a dynamic batch), the
-#: step before AOTInductor, with every parameter a graph input.
+#: Every type's kernels must export (torch.export with a dynamic batch), the step before
+#: AOTInductor, with every parameter a graph input: the composed files hold the types
+#: with inputs, one export each.
 EXPORTED = (
     "isotropic_elasticity_tensor",
     "cubic_elasticity_tensor",
-    "general_elasticity",
+    "kinematics_composed",
 )
 
 

@@ -6,6 +6,7 @@ from . import (  # noqa: F401
     elasticity_tensors,
     generic,
     interpolation,
+    kinematics,
     reduction,
     rotations,
     scalar_functions,
