@@ -3,6 +3,7 @@
 # modules whose import registers their types
 from . import (  # noqa: F401
     conversions,
+    eigenstrains,
     elasticity_tensors,
     generic,
     interpolation,

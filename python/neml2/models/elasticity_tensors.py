@@ -25,7 +25,6 @@ from ..tensors import (
     identity_block,
     mrp_to_matrix,
     mrp_to_matrix_derivative,
-    sr2_to_full,
 )
 from .base import (
     Blocks,
@@ -206,24 +205,28 @@ class CubicElasticityTensor(_ElasticityTensor):
 # --- GeneralElasticity ------------------------------------------------------------------
 
 
+def _mandel_pairs(P: torch.Tensor) -> torch.Tensor:
+    """``(..., I, J)`` from ``(..., i, j, k, l)``: :func:`full_to_sr2` over ``(k, l)``
+    (giving ``J``), then over ``(i, j)`` (giving ``I``)."""
+    inner = full_to_sr2(P)  # (..., i, j, J)
+    return full_to_sr2(inner.movedim(-1, -3)).transpose(-1, -2)
+
+
 def mandel_rotation(R: torch.Tensor) -> torch.Tensor:
     """The ``(..., 6, 6)`` matrix ``Q`` of the rotation ``s -> R s R^T`` of Mandel
-    vectors for rotation matrices ``R`` ``(..., 3, 3)``; an SSR4 rotates as ``Q T Q^T``."""
-    basis = sr2_to_full(identity_block(SR2, R))  # (6, 3, 3): column j as a matrix
-    rotated = R.unsqueeze(-3) @ basis @ R.transpose(-1, -2).unsqueeze(-3)  # (..., 6, 3, 3)
-    return full_to_sr2(rotated).transpose(-1, -2)
+    vectors for rotation matrices ``R`` ``(..., 3, 3)``; an SSR4 rotates as ``Q T Q^T``.
+    ``Q_IJ`` is ``R_ik R_jl`` taken to Mandel storage over ``(i, j)`` and ``(k, l)``."""
+    return _mandel_pairs(R[..., :, None, :, None] * R[..., None, :, None, :])
 
 
 def mandel_rotation_derivative(R: torch.Tensor) -> torch.Tensor:
-    """d Q / d R of :func:`mandel_rotation`, ``(..., 6, 6, 3, 3)``: along ``dR`` column
-    ``j`` changes by ``2 sym(dR E_j R^T)``, ``E_j`` the matrix of Mandel basis vector j."""
-    eye3 = identity_block((3,), R)
-    basis = sr2_to_full(identity_block(SR2, R))  # (6, 3, 3)
-    g = basis @ R.transpose(-1, -2).unsqueeze(-3)  # (..., 6, 3, 3): E_j R^T
-    # (dR E_j R^T)_kl along dR = e_p e_q^T is delta_kp (E_j R^T)_ql
-    directions = torch.einsum("pk,...jql->...pqjkl", eye3, g)
-    columns = 2 * full_to_sr2(directions)  # (..., p, q, j, i)
-    return torch.einsum("...pqji->...ijpq", columns)
+    """d Q / d R of :func:`mandel_rotation`, ``(..., 6, 6, 3, 3)``: ``Q`` is a symmetric
+    bilinear form of ``R``, so along ``dR = e_p e_q^T`` it changes by twice the Mandel
+    storage of ``delta_ip delta_kq R_jl``."""
+    eye = identity_block((3,), R)
+    P = eye[:, None, :, None, None, None] * eye[None, :, None, None, :, None]
+    directions = 2 * P * R[..., None, None, None, :, None, :]  # (..., p, q, i, j, k, l)
+    return _mandel_pairs(directions).movedim(-4, -1).movedim(-4, -1)
 
 
 @register
