@@ -144,6 +144,11 @@ def test_agrees_with_neml2(index: int, theirs: list[dict]) -> None:
         ("isotropic_elasticity_tensor_lambda_G", ["G", "lambda"]),
         ("cubic_elasticity_tensor_permuted", ["G", "E", "nu"]),
         ("general_elasticity", ["elastic_stiffness_tensor"]),
+        # NEML2 lets only these be promoted; reference temperatures and volumes, the
+        # swelling coefficient and the volume difference are constants
+        ("thermal_deformation_jacobian", ["CTE"]),
+        ("swelling_and_phase_change_deformation_jacobian", ["phase_fraction"]),
+        ("volume_change_eigenstrain", []),
     ],
 )
 def test_parameters_in_neml2_order(name: str, parameters: list[str]) -> None:
@@ -253,6 +258,17 @@ def test_general_elasticity_identity_orientation_is_the_plain_contraction() -> N
             "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0'\n stress = strain",
             "already used",
         ),
+        ("type = ThermalDeformationJacobian\n CTE = 1e-5", "'reference_temperature'"),
+        (
+            "type = VolumeChangeEigenstrain\n reference_volume = V0",
+            "no \\[Tensors\\] block named 'V0'",
+        ),
+        (
+            "type = SwellingAndPhaseChangeDeformationJacobian\n phase_fraction = '0.1 0.2'\n"
+            " swelling_coefficient = 0\n reference_volume_difference = 0",
+            "a Scalar has 1 component, got 2 numbers",
+        ),
+        ("type = GreenLagrangeStrain\n strain = deformation_gradient", "already used"),
     ],
 )
 def test_refuses(body: str, message: str) -> None:
