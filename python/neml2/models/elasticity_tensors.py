@@ -94,8 +94,8 @@ def _mandel_units(like: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch
 class _ElasticityTensor(Model):
     """An SSR4 output computed from scalar elastic constants (the parameters).
 
-    :meth:`tensor` returns the tensor as a :class:`Dual` per Mandel block, i.e. the
-    tensor and its derivative along each parameter, from the parameters in order.
+    :meth:`tensor` returns the ``(6, 6)`` tensor and its derivative along each parameter,
+    in parameter order, both from one evaluation with :class:`Dual` coefficients.
     """
 
     type_name = "_ElasticityTensor"
