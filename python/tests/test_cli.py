@@ -38,9 +38,9 @@ def assert_user_error(result: subprocess.CompletedProcess[str], expected: str) -
     [
         (
             "type = LinearIsotropicElasticity",
-            "type = LinearElasticity",
+            "type = LinearIsotropicElastic",
             3,
-            "[Models/model]: unknown model type 'LinearElasticity'; "
+            "[Models/model]: unknown model type 'LinearIsotropicElastic'; "
             "did you mean 'LinearIsotropicElasticity'? "
             f"known types: {', '.join(model_types())}",
         ),

@@ -4,8 +4,11 @@
 from . import (  # noqa: F401
     cohesive,
     conversions,
+    eigenstrains,
+    elasticity_tensors,
     generic,
     interpolation,
+    kinematics,
     reduction,
     rotations,
     scalar_functions,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import torch
 
@@ -20,6 +20,33 @@ COEFFICIENT_SYMBOLS = {
 }
 
 MANDEL = (6,)
+
+
+_COUNT_WORDS = {2: "two", 3: "three"}
+
+
+def coefficient_types(
+    section: Section, count: int, allowed: Sequence[str] = tuple(COEFFICIENT_SYMBOLS)
+) -> list[str]:
+    """The symbols (E, nu, K, G, lambda) of a block's ``coefficient_types``: ``count``
+    distinct elastic constants, each spelt as NEML2 spells it and one of ``allowed``."""
+    types = section.strings("coefficient_types", count=count)
+    words = _COUNT_WORDS.get(count, str(count))
+    for item in types:
+        if item not in allowed:
+            raise section.error(
+                "coefficient_types",
+                f"parameter 'coefficient_types': unknown coefficient type '{item}'; "
+                f"expected {words} of: {', '.join(allowed)}",
+            )
+    for index, item in enumerate(types):
+        if item in types[:index]:
+            raise section.error(
+                "coefficient_types",
+                f"parameter 'coefficient_types': '{item}' is given twice; "
+                f"expected {words} different coefficient types",
+            )
+    return [COEFFICIENT_SYMBOLS[t] for t in types]
 
 
 def lame_parameters(c: Mapping[str, Dual]) -> tuple[Dual, Dual]:
@@ -103,20 +130,7 @@ class LinearIsotropicElasticity(Model):
 
     @classmethod
     def from_hit(cls, section: Section) -> Model:
-        types = section.strings("coefficient_types", count=2)
-        for item in types:
-            if item not in COEFFICIENT_SYMBOLS:
-                raise section.error(
-                    "coefficient_types",
-                    f"parameter 'coefficient_types': unknown coefficient type '{item}'; "
-                    f"expected two of: {', '.join(COEFFICIENT_SYMBOLS)}",
-                )
-        if types[0] == types[1]:
-            raise section.error(
-                "coefficient_types",
-                f"parameter 'coefficient_types': '{types[0]}' is given twice; "
-                "expected two different coefficient types",
-            )
+        types = coefficient_types(section, 2)
         values = section.numbers("coefficients", count=2)
         strain = section.string("strain", "strain")
         stress = section.string("stress", "stress")
@@ -131,7 +145,7 @@ class LinearIsotropicElasticity(Model):
             )
         if section.boolean("rate_form", False):
             strain, stress = f"{strain}_rate", f"{stress}_rate"
-        coefficients = {COEFFICIENT_SYMBOLS[t]: v for t, v in zip(types, values, strict=True)}
+        coefficients = dict(zip(types, values, strict=True))
         return cls(section.name, strain, stress, coefficients, section.boolean("compliance", False))
 
     def _moduli(self, p: Mapping[str, torch.Tensor]) -> tuple[Dual, Dual]:

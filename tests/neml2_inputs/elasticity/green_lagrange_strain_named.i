@@ -1,0 +1,7 @@
+[Models]
+  [model]
+    type = GreenLagrangeStrain
+    deformation_gradient = F
+    strain = E
+  []
+[]

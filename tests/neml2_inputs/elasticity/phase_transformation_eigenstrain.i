@@ -1,0 +1,6 @@
+# eigenstrain = f dV I
+[Models]
+  [model]
+    type = PhaseTransformationEigenstrain
+  []
+[]

@@ -1,0 +1,8 @@
+[Models]
+  [model]
+    type = VolumeAdjustDeformationGradient
+    input = F
+    jacobian = J
+    output = Fe
+  []
+[]
