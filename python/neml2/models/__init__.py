@@ -7,6 +7,7 @@ from . import (  # noqa: F401
     eigenstrains,
     elasticity_tensors,
     generic,
+    hardening,
     interpolation,
     kinematics,
     reduction,
