@@ -80,7 +80,98 @@ CASES = [
         {"isotropic_hardening": t(0.0, 35.0, -60.0, 250.0, 410.0)},
     ),
     Case(f("power_law_kinematic_recovery.i"), {"X": with_zero(sr2(3, 5, 120.0))}),
+    Case(
+        f("gtn_yield_function.i"),
+        {
+            "flow_invariant": t(0.0, 120.0, 200.0, 80.0, 150.0),
+            "poro_invariant": t(-300.0, 0.0, 150.0, 420.0, -60.0),
+            "void_fraction": t(0.05, 0.0, 0.1, 0.2, 0.01),
+            "k": t(0.0, 10.0, 45.0, 5.0, 80.0),
+        },
+    ),
+    Case(
+        f("gtn_yield_function_renamed.i"),
+        {
+            "se": t(0.0, 120.0, 200.0, 80.0, 150.0),
+            "sp": t(-300.0, 0.0, 150.0, 420.0, -60.0),
+            "phi": t(0.05, 0.0, 0.1, 0.2, 0.01),
+            "k": t(0.0, 10.0, 45.0, 5.0, 80.0),
+        },
+    ),
+    Case(
+        f("gtn_yield_function_defaults.i"),
+        {
+            "flow_invariant": t(50.0, 100.0, 0.0, 130.0),
+            "poro_invariant": t(200.0, -80.0, 40.0, 0.0),
+            "void_fraction": t(0.02, 0.15, 0.3, 0.0),
+        },
+    ),
+    Case(
+        f("gurson_cavitation.i"),
+        {"Ep_dot": sr2(4, 4, 1e-3), "void_fraction": t(0.0, 0.05, 0.2, 0.6)},
+    ),
+    Case(f("olevsky_sintering_stress.i"), {"phi": t(0.0, 0.05, 0.2, 0.45)}),
+    Case(
+        f("km_activation_energy.i"),
+        {"temperature": t(300.0, 650.0, 900.0, 1200.0), "eps_dot": t(1e-5, 1e-3, 1.0, 1e2)},
+    ),
+    # activation energies below, at and above g0
+    Case(
+        f("km_flow_switch.i"),
+        {
+            "activation_energy": t(0.1, 0.55, 0.6, 0.7, 1.5),
+            "ri": t(1e-3, 2e-2, 0.5, 0.0, 3e-3),
+            "rd": t(5e-3, 1e-4, 0.1, 2e-2, 0.0),
+        },
+    ),
+    Case(
+        f("km_flow_switch_defaults.i"),
+        {
+            "activation_energy": t(-0.5, 0.45, 2.0),
+            "rate_independent_flow_rate": t(0.3, 0.1, 0.2),
+            "rate_dependent_flow_rate": t(0.05, 0.6, 0.01),
+        },
+    ),
+    Case(f("km_flow_viscosity.i"), {"T": t(300.0, 600.0, 900.0, 1250.0)}),
+    Case(f("km_flow_viscosity_named.i"), {"temperature": t(400.0, 800.0, 1100.0)}),
+    Case(f("km_rate_sensitivity.i"), {"temperature": t(300.0, 700.0, 1300.0)}),
+    Case(f("km_intercept.i")),
+    Case(f("km_yield_stress.i")),
+    Case(
+        f("j2_trial_stress_update.i"),
+        {
+            "s_trial": t(250.0, 400.0, 90.0, 0.0),
+            "ep": t(0.0, 2e-3, 1e-2, 5e-4),
+            "ep~1": t(0.0, 1e-3, 4e-3, 5e-4),
+        },
+    ),
+    # below T1, between T1 and T2 and above T2 (away from both: NEML2 gives values only,
+    # and ours are checked by differences; sr2_annealing covers T = T1 and T = T2)
+    Case(
+        f("scalar_annealing.i"),
+        {
+            "k_rate": t(10.0, -4.0, 7.0, 2.5, 30.0),
+            "k": t(50.0, 20.0, -15.0, 80.0, 100.0),
+            "T": t(300.0, 599.0, 750.0, 901.0, 1000.0),
+        },
+    ),
+    # below T1, at T1, between, at T2 and above T2
+    Case(
+        f("sr2_annealing.i"),
+        {
+            "base_rate": sr2(5, 5, 10.0),
+            "base": sr2(6, 5, 50.0),
+            "temperature": t(400.0, 500.0, 650.0, 700.0, 850.0),
+        },
+    ),
 ]
+
+
+#: Cases whose Jacobian NEML2 3.1.0 fails to build (a TypeError assembling the blocks of
+#: ScalarTwoStageThermalAnnealing): its values are compared, ours checked by differences.
+VALUES_ONLY = ("scalar_annealing",)
+#: Cases NEML2 3.1.0 refuses, and what it raises.
+REFUSED = {"gtn_yield_function_renamed": "KeyError: 'flow_invariant'"}
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +182,22 @@ def theirs(oracle_folder):  # noqa: F811 (the fixture imported above)
 
 @pytest.mark.parametrize("index", range(len(CASES)), ids=[c.id for c in CASES])
 def test_agrees_with_neml2(index: int, theirs: list[dict]) -> None:
-    check(CASES[index], theirs[index])
+    case = CASES[index]
+    if case.id in REFUSED:
+        # NEML2 3.1.0 refuses this file; ours agrees with its twin that NEML2 evaluates
+        assert REFUSED[case.id] in theirs[index].get("error", ""), theirs[index]
+        twin = CASES[[c.id for c in CASES].index(case.id.removesuffix("_renamed"))]
+        ours, same = case.build().jacobian(case.inputs), twin.build().jacobian(twin.inputs)
+        renamed = dict(zip(case.inputs, twin.inputs, strict=True))
+        assert_agree(
+            {renamed[k]: v for k, v in ours["yield_function"].items()},
+            same["yield_function"],
+            case.id,
+        )
+        return
+    # NEML2's Jacobian is compared wherever NEML2 computes one
+    assert ("jacobian_error" in theirs[index]) == (case.id in VALUES_ONLY), case.id
+    check(case, theirs[index])
 
 
 def parameter_jacobian_by_differences(model: Model, x: Mapping[str, torch.Tensor], what: str):
@@ -129,7 +235,9 @@ def parameter_jacobian_by_differences(model: Model, x: Mapping[str, torch.Tensor
 )
 def test_parameter_jacobian_by_differences(index: int) -> None:
     case = CASES[index]
-    parameter_jacobian_by_differences(case.build(), case.inputs, case.id)
+    # off the steps of the annealing switches, where a parameter moves the output by jumps
+    x = {k: v + 0.0123 * (1.0 + v.abs()) for k, v in case.inputs.items()}
+    parameter_jacobian_by_differences(case.build(), x, case.id)
 
 
 def export_kernels(model: Model, inputs: Mapping[str, torch.Tensor]) -> None:
@@ -153,7 +261,11 @@ def export_kernels(model: Model, inputs: Mapping[str, torch.Tensor]) -> None:
             torch.testing.assert_close(a, b, rtol=1e-12, atol=0.0)
 
 
-@pytest.mark.parametrize("index", range(len(CASES)), ids=[c.id for c in CASES])
+#: The cases with inputs (the others have no batch to export over).
+BATCHED = [i for i, c in enumerate(CASES) if c.inputs]
+
+
+@pytest.mark.parametrize("index", BATCHED, ids=[CASES[i].id for i in BATCHED])
 def test_kernels_export(index: int) -> None:
     case = CASES[index]
     export_kernels(case.build(), case.inputs)

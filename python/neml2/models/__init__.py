@@ -2,6 +2,7 @@
 
 # modules whose import registers their types
 from . import (  # noqa: F401
+    annealing,
     cohesive,
     conversions,
     eigenstrains,
@@ -10,7 +11,10 @@ from . import (  # noqa: F401
     hardening,
     interpolation,
     kinematics,
+    kocks_mecking,
+    porous,
     reduction,
+    return_mapping,
     rotations,
     scalar_functions,
     viscoelasticity,
