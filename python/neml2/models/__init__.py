@@ -2,14 +2,19 @@
 
 # modules whose import registers their types
 from . import (  # noqa: F401
+    annealing,
     cohesive,
     conversions,
     eigenstrains,
     elasticity_tensors,
     generic,
+    hardening,
     interpolation,
     kinematics,
+    kocks_mecking,
+    porous,
     reduction,
+    return_mapping,
     rotations,
     scalar_functions,
     viscoelasticity,

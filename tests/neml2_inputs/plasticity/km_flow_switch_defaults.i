@@ -1,0 +1,7 @@
+# KocksMeckingFlowSwitch, default sharpness and names
+[Models]
+  [model]
+    type = KocksMeckingFlowSwitch
+    g0 = 0.45
+  []
+[]
