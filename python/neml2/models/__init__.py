@@ -4,6 +4,7 @@
 from . import (  # noqa: F401
     cohesive,
     conversions,
+    crystal,
     eigenstrains,
     elasticity_tensors,
     generic,
