@@ -5,6 +5,7 @@ from . import (  # noqa: F401
     annealing,
     cohesive,
     conversions,
+    crystal,
     eigenstrains,
     elasticity_tensors,
     generic,

@@ -12,7 +12,7 @@ every solve converged, with the largest residual.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import ClassVar
 
 import torch
@@ -109,7 +109,7 @@ class ComposedModel(Model):
                 models.append(build_model(sub))
         finally:
             cls._building.pop()
-        ordered = _order(section, models)
+        ordered = _own_axes(section, _order(section, models))
         produced = [v.name for m in ordered for v in m.outputs]
         consumed = {v.name for m in ordered for v in m.inputs}
         key = spelling(section, "outputs", "additional_outputs")
@@ -261,6 +261,43 @@ def _full(
     return torch.zeros(shape, dtype=like.dtype).to(like.device)
 
 
+def _check_shapes(
+    section: Section, models: Sequence[Model], shape_of: Callable[[Variable], tuple[int, ...]]
+) -> None:
+    """Every variable with one shape (``shape_of``) wherever it appears."""
+    seen: dict[str, tuple[tuple[int, ...], str]] = {
+        v.name: (shape_of(v), f"an output of '{m.name}'") for m in models for v in m.outputs
+    }
+    for m in models:
+        for v in m.inputs:
+            if v.name in seen and seen[v.name][0] != shape_of(v):
+                shape, where = seen[v.name]
+                raise section.error(
+                    "models",
+                    f"parameter 'models': variable '{v.name}' has shape {shape} as {where} "
+                    f"but {shape_of(v)} as an input of '{m.name}'",
+                )
+            seen.setdefault(v.name, (shape_of(v), f"an input of '{m.name}'"))
+
+
+def _own_axes(section: Section, ordered: Sequence[Model]) -> list[Model]:
+    """The ordered models with the sub-batch axes that models give their own outputs (one
+    entry per slip system of a crystal, for instance) carried to the models downstream."""
+    known: dict[str, tuple[int, ...]] = {}
+    out: list[Model] = []
+    for m in ordered:
+        own = {v.name: known[v.name] for v in m.inputs if v.name in known}
+        if own:
+            try:
+                m = m.with_sub_batch(own)
+            except ValueError as err:
+                raise section.error("models", f"[{section.full_name}]: {err}") from None
+        known.update({v.name: v.sub_batch for v in m.outputs if v.sub_batch})
+        out.append(m)
+    _check_shapes(section, out, lambda v: v.shape)
+    return out
+
+
 def _order(section: Section, models: Sequence[Model]) -> list[Model]:
     """The models in dependency order; each variable produced once and with one shape."""
     producer: dict[str, Model] = {}
@@ -281,19 +318,9 @@ def _order(section: Section, models: Sequence[Model]) -> list[Model]:
                     f"'{producer[v.name].name}' and '{m.name}'",
                 )
             producer[v.name] = m
-    seen: dict[str, tuple[tuple[int, ...], str]] = {
-        v.name: (v.shape, f"an output of '{m.name}'") for m in models for v in m.outputs
-    }
-    for m in models:
-        for v in m.inputs:
-            if v.name in seen and seen[v.name][0] != v.shape:
-                shape, where = seen[v.name]
-                raise section.error(
-                    "models",
-                    f"parameter 'models': variable '{v.name}' has shape {shape} as {where} "
-                    f"but {v.shape} as an input of '{m.name}'",
-                )
-            seen.setdefault(v.name, (v.shape, f"an input of '{m.name}'"))
+    # sub-batch axes that a model gives its outputs reach their consumers only once the
+    # models are ordered (_own_axes), so base shapes are compared here and full ones there
+    _check_shapes(section, models, lambda v: v.base)
     ordered: list[Model] = []
     pending = list(models)
     while pending:

@@ -61,7 +61,7 @@ class ConstantExtrapolationPredictor(Leaf):
     """The initial guess of each unknown listed: its value at the start of the step, ``u~1``."""
 
     type_name = "ConstantExtrapolationPredictor"
-    options = frozenset({"unknowns_SR2", "unknowns_Scalar"})
+    options = frozenset({"unknowns_SR2", "unknowns_Scalar", "unknowns_MRP", "unknowns_R2"})
 
     def __init__(self, name: str, unknowns: Mapping[str, tuple[int, ...]]) -> None:
         self.unknowns = dict(unknowns)
@@ -75,12 +75,20 @@ class ConstantExtrapolationPredictor(Leaf):
     @classmethod
     def from_hit(cls, section: Section) -> Model:
         unknowns: dict[str, tuple[int, ...]] = {}
-        for key, shape in (("unknowns_SR2", (6,)), ("unknowns_Scalar", ())):
+        kinds = (
+            ("unknowns_SR2", (6,)),
+            ("unknowns_Scalar", ()),
+            ("unknowns_MRP", (3,)),
+            ("unknowns_R2", (3, 3)),
+        )
+        for key, shape in kinds:
             for u in section.strings(key, []):
                 unknowns[u] = shape
         if not unknowns:
             raise section.error(
-                None, f"[{section.full_name}]: expected unknowns_SR2 or unknowns_Scalar"
+                None,
+                f"[{section.full_name}]: expected unknowns_SR2, unknowns_Scalar, unknowns_MRP "
+                "or unknowns_R2",
             )
         return cls(section.name, unknowns)
 

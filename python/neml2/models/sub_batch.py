@@ -128,6 +128,10 @@ class SubBatched(Model):
     def implicit(self) -> bool:
         return self.inner.implicit
 
+    def with_sub_batch(self, subs: Mapping[str, Shape]) -> Model:
+        """The wrapped model with the axes ``subs`` (replacing, not adding to, its own)."""
+        return self.inner.with_sub_batch(subs)
+
     def to(self, device: torch.device | str) -> Model:
         self.inner.to(device)
         self.parameters = self.inner.parameters

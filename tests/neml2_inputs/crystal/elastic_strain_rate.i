@@ -1,0 +1,7 @@
+[Models]
+  [model]
+    type = ElasticStrainRate
+    elastic_strain = ee
+    elastic_strain_rate = ee_rate
+  []
+[]

@@ -1,0 +1,6 @@
+[Models]
+  [model]
+    type = OrientationRate
+    vorticity = w
+  []
+[]
