@@ -124,10 +124,13 @@ main(int argc, char ** argv)
     const double t_into_whole = median_time([&] { cpu_whole.forward(in, results); }, 7);
     add("P2", "CPU unchunked, into a caller-owned buffer", mpts / t_into_whole, "Mpts/s");
     double best = 0;
+    std::vector<int64_t> measured;
     for (const int64_t chunk : {B / 16, B / 64, int64_t(1) << 16, int64_t(1) << 14})
     {
-      if (chunk <= 0 || chunk > B)
+      if (chunk <= 0 || chunk > B ||
+          std::find(measured.begin(), measured.end(), chunk) != measured.end())
         continue;
+      measured.push_back(chunk);
       auto m = load_model(stub, "model",
                           std::make_shared<SimpleScheduler>(SimpleScheduler::Config{"cpu", chunk}));
       const double t = median_time([&] { m.forward(in, results); }, 7);

@@ -161,5 +161,5 @@ TEMPLATE_TEST_CASE("a result the caller holds is never overwritten; a dropped on
   CHECK(next.data_ptr() != again.data_ptr());
   // After release_buffers the model keeps nothing: the next result is new memory.
   m.release_buffers();
-  CHECK(identical(m.forward(b).at("stress"), again));
+  check_same<TestType>(m.forward(b).at("stress"), again); // GPU chunks: to round-off
 }
