@@ -193,3 +193,33 @@ def check_by_differences(
 def oracle_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder for one module's oracle request and result."""
     return tmp_path_factory.mktemp("oracle")
+
+
+def parameter_jacobian_by_differences(
+    model: Model, x: Mapping[str, torch.Tensor], what: str
+) -> None:
+    """Every parameter Jacobian block of ``model`` at ``x`` agrees with central differences."""
+    pjac = model.param_jacobian(dict(x))
+    for name, value in list(model.parameters.items()):
+        flat = value.reshape(-1)
+        for j in range(flat.numel()):
+            h = 1e-6 * max(1.0, float(flat[j].abs()))
+            results = []
+            for step in (h, -h):
+                moved = flat.clone()
+                moved[j] += step
+                model.parameters[name] = moved.reshape(value.shape)
+                results.append(model.forward(dict(x)))
+            model.parameters[name] = value
+            for out, block in pjac.items():
+                column = block[name].reshape(
+                    *block[name].shape[: block[name].dim() - value.dim()], -1
+                )
+                expected = (results[0][out] - results[1][out]) / (2 * h)
+                torch.testing.assert_close(
+                    column[..., j],
+                    expected,
+                    rtol=1e-6,
+                    atol=1e-6 * max(1.0, float(expected.abs().max())),
+                    msg=f"{what} d{out}/d{name}[{j}]",
+                )

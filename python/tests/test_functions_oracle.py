@@ -18,7 +18,13 @@ from neml2 import hit
 from neml2.errors import HitError
 from neml2.models import Model, build_model
 
-from .oracle import Case, answers, check, oracle_folder  # noqa: F401
+from .oracle import (  # noqa: F401
+    Case,
+    answers,
+    check,
+    oracle_folder,
+    parameter_jacobian_by_differences,
+)
 from .test_neml2_oracle import INPUTS
 
 FUNCTIONS = INPUTS / "functions"
@@ -176,31 +182,7 @@ def off_kinks(x: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
 def test_parameter_jacobian_by_differences(index: int) -> None:
     case = CASES[index]
     model = case.build()
-    x = off_kinks(case.inputs)
-    pjac = model.param_jacobian(x)
-    for name, value in list(model.parameters.items()):
-        flat = value.reshape(-1)
-        for j in range(flat.numel()):
-            h = 1e-6 * max(1.0, float(flat[j].abs()))
-            results = []
-            for step in (h, -h):
-                moved = flat.clone()
-                moved[j] += step
-                model.parameters[name] = moved.reshape(value.shape)
-                results.append(model.forward(x))
-            model.parameters[name] = value
-            for out, block in pjac.items():
-                column = block[name].reshape(
-                    *block[name].shape[: block[name].dim() - value.dim()], -1
-                )
-                expected = (results[0][out] - results[1][out]) / (2 * h)
-                torch.testing.assert_close(
-                    column[..., j],
-                    expected,
-                    rtol=1e-6,
-                    atol=1e-6 * max(1.0, float(expected.abs().max())),
-                    msg=f"{case.id} d{out}/d{name}[{j}]",
-                )
+    parameter_jacobian_by_differences(model, off_kinks(case.inputs), case.id)
 
 
 def build(text: str) -> Model:

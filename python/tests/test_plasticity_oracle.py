@@ -23,7 +23,13 @@ from neml2.errors import HitError
 from neml2.models import Model, build_model
 from neml2.models.base import raise_if_failed
 
-from .oracle import Case, answers, check, oracle_folder  # noqa: F401
+from .oracle import (  # noqa: F401
+    Case,
+    answers,
+    check,
+    oracle_folder,
+    parameter_jacobian_by_differences,
+)
 from .test_neml2_oracle import (
     INPUTS,
     assert_agree,
@@ -199,34 +205,6 @@ def test_agrees_with_neml2(index: int, theirs: list[dict]) -> None:
     # NEML2's Jacobian is compared wherever NEML2 computes one
     assert ("jacobian_error" in theirs[index]) == (case.id in VALUES_ONLY), case.id
     check(case, theirs[index])
-
-
-def parameter_jacobian_by_differences(model: Model, x: Mapping[str, torch.Tensor], what: str):
-    """Every parameter Jacobian block of ``model`` at ``x`` agrees with central differences."""
-    pjac = model.param_jacobian(dict(x))
-    for name, value in list(model.parameters.items()):
-        flat = value.reshape(-1)
-        for j in range(flat.numel()):
-            h = 1e-6 * max(1.0, float(flat[j].abs()))
-            results = []
-            for step in (h, -h):
-                moved = flat.clone()
-                moved[j] += step
-                model.parameters[name] = moved.reshape(value.shape)
-                results.append(model.forward(dict(x)))
-            model.parameters[name] = value
-            for out, block in pjac.items():
-                column = block[name].reshape(
-                    *block[name].shape[: block[name].dim() - value.dim()], -1
-                )
-                expected = (results[0][out] - results[1][out]) / (2 * h)
-                torch.testing.assert_close(
-                    column[..., j],
-                    expected,
-                    rtol=1e-6,
-                    atol=1e-6 * max(1.0, float(expected.abs().max())),
-                    msg=f"{what} d{out}/d{name}[{j}]",
-                )
 
 
 @pytest.mark.parametrize(
