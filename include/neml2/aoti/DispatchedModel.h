@@ -349,16 +349,17 @@ private:
     return guard([&m] { return detail::who(m); },
                  [&]
                  {
-                   const detail::Call call = detail::prepare(m, g, inputs, extra);
-                   const auto targets = detail::bind_results(m, call, into);
-                   detail::deliver(run_call(g, inputs, extra, &targets, begun), into);
+                   detail::Bound bound{detail::prepare(m, g, inputs, extra), {}};
+                   bound.targets = detail::bind_results(m, bound.call, into);
+                   detail::deliver(run_call(g, inputs, extra, &bound, begun), into);
                    return detail::Named{};
                  });
   }
 
-  /// The call itself; per-point results go into @p targets where given (bind_results).
+  /// The call itself; with @p bound (a call already prepared, and the caller's buffers),
+  /// per-point results go into those buffers.
   detail::Named run_call(Graph g, const TensorMap & inputs, const TensorMap * extra,
-                         const std::vector<at::Tensor> * targets, bool * begun)
+                         const detail::Bound * bound, bool * begun)
   {
     const Meta & m = meta();
     return guard(
@@ -381,7 +382,10 @@ private:
           }
           else
           {
-            const detail::Call call = detail::prepare(m, g, inputs, extra);
+            std::optional<detail::Call> own;
+            const detail::Call & call =
+                bound ? bound->call : own.emplace(detail::prepare(m, g, inputs, extra));
+            const std::vector<at::Tensor> * targets = bound ? &bound->targets : nullptr;
             sync_parameters();
             begin_dispatch(g, call.batch, begun);
             const auto & sched = _s->policy->scheduler();

@@ -75,7 +75,9 @@ public:
       }
       if (call.combine[i] != detail::Combine::concat)
       {
-        _results.emplace_back();
+        // A batch-independent block goes into the caller's buffer (add()); an adjoint is
+        // summed at the end (finish()).
+        _results.push_back(call.combine[i] == detail::Combine::once ? _targets[i] : at::Tensor());
         continue;
       }
       if (_targets[i].defined())
@@ -139,9 +141,6 @@ public:
         total = _targets[i].copy_(total);
       _results[i] = total;
     }
-    for (std::size_t i = 0; i < _results.size(); ++i)
-      if (_call.combine[i] == detail::Combine::once && _targets[i].defined())
-        _results[i] = _targets[i];
     return std::move(_results);
   }
 

@@ -35,6 +35,13 @@ result_label(const SlotSpec & s)
                                               : "'" + s.name + "'";
 }
 
+/// A prepared call and the caller's buffers for its returns (bind_results).
+struct Bound
+{
+  Call call;                       ///< the validated call
+  std::vector<at::Tensor> targets; ///< by return slot; undefined where the caller gave none
+};
+
 /// The shape return slot @p i of @p call has in the call's results.
 inline std::vector<int64_t>
 result_shape(const Meta & meta, const Call & call, std::size_t i)
