@@ -41,7 +41,10 @@ from .models.sub_batch import build_with_settings
 EXAMPLE_BATCH = 4096
 
 #: Batched argument roles (dim 0 is the dynamic batch); every other role is unbatched.
-BATCHED_ROLES = frozenset({"input", "tangent", "cotangent"})
+#: ``result`` is a caller's buffer an in-place variant (--into) writes a per-point return into.
+BATCHED_ROLES = frozenset({"input", "tangent", "cotangent", "result"})
+#: The name and file suffix of a graph's in-place variant (``forward_into.pt2``).
+INTO_SUFFIX = "_into"
 #: The two returns every graph of an implicit model appends (doc/artifacts.md, ``status``).
 STATUS_RETURNS: list[dict[str, str]] = [
     {"role": "converged", "name": "converged"},
@@ -59,10 +62,20 @@ class Selection:
     pairs: list[Pair]
     params: list[str]
     only: list[str] | None = None
+    #: graphs that also get an in-place variant on the CPU (--into)
+    into: tuple[str, ...] = ()
 
     def graphs(self) -> list[str]:
         allowed = allowed_graphs(bool(self.pairs), bool(self.params))
         return [g for g in allowed if self.only is None or g == "forward" or g in self.only]
+
+    def into_graphs(self, device: torch.device) -> list[str]:
+        """The graphs compiled with an in-place variant for ``device`` (CPU only)."""
+        return [g for g in self.graphs() if g in self.into] if device.type == "cpu" else []
+
+    def jobs(self, device: torch.device) -> list[str]:
+        """What to compile for ``device``: each graph, and ``<graph>_into`` variants."""
+        return self.graphs() + [g + INTO_SUFFIX for g in self.into_graphs(device)]
 
 
 def allowed_graphs(pairs: bool, params: bool) -> list[str]:
@@ -98,6 +111,18 @@ def select_graphs(specs: Sequence[str], pairs: list[Pair], params: list[str]) ->
                 f"with these options: {', '.join(allowed)}"
             )
     return [g for g in allowed if g in specs]
+
+
+def select_into(specs: Sequence[str], graphs: Sequence[str]) -> tuple[str, ...]:
+    """The --into names, each a graph that is compiled, in the contract's order."""
+    for spec in specs:
+        if spec not in artifact.GRAPHS:
+            raise Neml2Error(f"--into {spec}: no such graph; graphs: {', '.join(artifact.GRAPHS)}")
+        if spec not in graphs:
+            raise Neml2Error(
+                f"--into {spec}: {spec} is not compiled (compiled: {', '.join(graphs)})"
+            )
+    return tuple(g for g in graphs if g in specs)
 
 
 def select_pairs(model: Model, specs: Sequence[str]) -> list[Pair]:
@@ -169,6 +194,18 @@ def graph_returns(model: Model, graph: str, sel: Selection) -> list[Spec]:
     return regular_returns(model, graph, sel) + status
 
 
+def per_point(model: Model, graph: str, ret: Spec) -> bool:
+    """Whether return ``ret`` of ``graph`` has one value per point (the dispatcher writes it
+    into its rows of the result), rather than one for the whole batch or a status."""
+    if ret["role"] in ("output", "tangent"):
+        return True
+    if ret["role"] != "derivative":
+        return False
+    if graph == "param_jacobian":
+        return bool(model.param_jacobian_batched(ret["of"], ret["wrt"]))
+    return bool(model.jacobian_batched(ret["of"], ret["wrt"]))
+
+
 def regular_returns(model: Model, graph: str, sel: Selection) -> list[Spec]:
     """The returns of a graph before any status returns."""
     if graph == "forward":
@@ -193,7 +230,10 @@ class Graph(torch.nn.Module):
     """One graph of a model as a module with flat positional tensor arguments.
 
     Promoted parameters arrive as arguments; baked ones are buffers, which export
-    turns into constants of the compiled package.
+    turns into constants of the compiled package. ``<graph>_into`` is the in-place variant:
+    after the graph's arguments it takes one buffer per per-point return, writes that
+    return into it and returns the buffer, so the compiled code stores its results straight
+    into memory the caller owns.
     """
 
     def __init__(
@@ -203,17 +243,31 @@ class Graph(torch.nn.Module):
         self.model = model
         #: The dtype of the example inputs (and so of the compiled graph's tensors).
         self.dtype = dtype or model.dtype
-        self.graph = graph
+        self.into = graph.endswith(INTO_SUFFIX)
+        self.graph = graph.removesuffix(INTO_SUFFIX)
         self.sel = sel
-        self.args = graph_args(model, graph, sel)
-        self.returns = graph_returns(model, graph, sel)
+        self.args = graph_args(model, self.graph, sel)
+        self.returns = graph_returns(model, self.graph, sel)
+        #: positions of the returns an in-place variant writes into a buffer argument
+        self.written = [i for i, r in enumerate(self.returns) if per_point(model, self.graph, r)]
+        if self.into:
+            self.args += [{"role": "result", "index": i} for i in self.written]
         self.baked = [name for name in model.parameters if name not in sel.params]
         for index, name in enumerate(self.baked):
             self.register_buffer(f"baked_{index}", model.parameters[name].detach().clone())
 
     def forward(self, *tensors: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        out = list(self.values(tensors[: len(tensors) - self.into * len(self.written)]))
+        if self.into:
+            buffers = tensors[len(tensors) - len(self.written) :]
+            for i, buffer in zip(self.written, buffers, strict=True):
+                out[i] = buffer.copy_(out[i])
+        return tuple(out)
+
+    def values(self, tensors: Sequence[torch.Tensor]) -> tuple[torch.Tensor, ...]:
+        """The graph's returns from its arguments (without any result buffers)."""
         by_role: dict[str, dict[str, torch.Tensor]] = {}
-        for spec, tensor in zip(self.args, tensors, strict=True):
+        for spec, tensor in zip(self.args, tensors, strict=False):
             by_role.setdefault(spec["role"], {})[spec["name"]] = tensor
         x = by_role.get("input", {})
         p = {name: getattr(self, f"baked_{i}") for i, name in enumerate(self.baked)}
@@ -245,8 +299,10 @@ class Graph(torch.nn.Module):
         return (*regular, ev.status.converged, ev.status.residual)
 
     def example_args(self, device: torch.device) -> tuple[torch.Tensor, ...]:
-        examples = []
+        examples: list[torch.Tensor] = []
         for spec in self.args:
+            if spec["role"] == "result":
+                continue
             if spec["role"] == "parameter":
                 examples.append(self.model.parameters[spec["name"]].to(device, self.dtype))
             else:
@@ -254,6 +310,12 @@ class Graph(torch.nn.Module):
                 examples.append(
                     torch.rand((EXAMPLE_BATCH, *shape), dtype=self.dtype, device=device)
                 )
+        if self.into:
+            with torch.no_grad():
+                values = self.values(examples)
+            examples += [
+                torch.empty(values[i].shape, dtype=self.dtype, device=device) for i in self.written
+            ]
         return tuple(examples)
 
 
@@ -326,15 +388,20 @@ def build_meta(
         if param_blocks
         else [],
         "status": {"converged": "converged", "residual": "residual"} if model.implicit else None,
-        "graphs": {
-            g: {
-                "file": f"{g}.pt2",
-                "args": graph_args(model, g, sel),
-                "returns": graph_returns(model, g, sel),
-            }
-            for g in graphs
-        },
+        "graphs": {g: graph_meta(model, g, sel, g in sel.into_graphs(device)) for g in graphs},
     }
+
+
+def graph_meta(model: Model, graph: str, sel: Selection, into: bool) -> Spec:
+    """A graph's entry of model_meta.json: its file, signature and in-place variant."""
+    spec: Spec = {
+        "file": f"{graph}.pt2",
+        "args": graph_args(model, graph, sel),
+        "returns": graph_returns(model, graph, sel),
+    }
+    if into:
+        spec["into"] = f"{graph}{INTO_SUFFIX}.pt2"
+    return spec
 
 
 def dtype_text(dtype: torch.dtype) -> str:
@@ -361,6 +428,7 @@ class Request:
     dtype: str = "float64"
     verbose: bool = False
     graphs: tuple[str, ...] = ()
+    into: tuple[str, ...] = ()
 
 
 @dataclass
@@ -387,6 +455,13 @@ def prepare(req: Request) -> Prepared:
     model.parameters = {k: v.to(dtype) for k, v in model.parameters.items()}
     pairs, params = select_pairs(model, req.pairs), select_params(model, req.params)
     sel = Selection(pairs, params, select_graphs(req.graphs, pairs, params))
+    # A graph whose returns are all batch-independent has nothing to store in place.
+    into = tuple(
+        g
+        for g in select_into(req.into, sel.graphs())
+        if any(per_point(model, g, r) for r in graph_returns(model, g, sel))
+    )
+    sel = Selection(pairs, params, sel.only, into)
     return Prepared(section, model, sel, dtype)
 
 
@@ -538,8 +613,7 @@ def stale_reason(folder: Path, inputs: dict[str, Any]) -> str | None:
     if meta != inputs["meta"]:
         return f"{artifact.META_FILE} was edited"
     sizes = record.get("sizes")
-    for graph in inputs["meta"]["graphs"].values():
-        name = graph["file"]
+    for name in graph_files(inputs["meta"]):
         file = folder / name
         if not file.is_file():
             return f"{name} is missing"
@@ -548,10 +622,14 @@ def stale_reason(folder: Path, inputs: dict[str, Any]) -> str | None:
     return None
 
 
+def graph_files(meta: artifact.Meta) -> list[str]:
+    """The .pt2 files a device folder's meta names: each graph's and its in-place variant's."""
+    graphs = meta["graphs"].values()
+    return [g["file"] for g in graphs] + [g["into"] for g in graphs if "into" in g]
+
+
 def write_fingerprint(folder: Path, inputs: dict[str, Any]) -> None:
-    sizes = {
-        g["file"]: (folder / g["file"]).stat().st_size for g in inputs["meta"]["graphs"].values()
-    }
+    sizes = {name: (folder / name).stat().st_size for name in graph_files(inputs["meta"])}
     record = {"fingerprint": fingerprint(inputs), "sizes": sizes, "inputs": inputs}
     (folder / FINGERPRINT_FILE).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
 
@@ -738,7 +816,12 @@ class Compiler:
 def clear_folder(folder: Path) -> None:
     """Remove what an earlier run left: a graph of other -d/-p must not outlive it."""
     folder.mkdir(parents=True, exist_ok=True)
-    stale = (*(f"{g}.pt2" for g in artifact.GRAPHS), artifact.META_FILE, FINGERPRINT_FILE)
+    stale = (
+        *(f"{g}.pt2" for g in artifact.GRAPHS),
+        *(f"{g}{INTO_SUFFIX}.pt2" for g in artifact.GRAPHS),
+        artifact.META_FILE,
+        FINGERPRINT_FILE,
+    )
     for name in stale:
         (folder / name).unlink(missing_ok=True)
 
@@ -752,7 +835,6 @@ def compile_model(
     force: bool = False,
 ) -> None:
     start = time.perf_counter()
-    graphs = prep.sel.graphs()
     work: dict[str, DeviceWork] = {}
     jobs: list[Job] = []
     up_to_date = 0
@@ -764,6 +846,7 @@ def compile_model(
             print(f"{folder}: up to date, skipped", flush=True)
             up_to_date += 1
             continue
+        graphs = prep.sel.jobs(device)
         count = f"{len(graphs)} graph{'s' if len(graphs) != 1 else ''}"
         print(f"{folder}: {count} to compile ({', '.join(graphs)}); {reason}", flush=True)
         clear_folder(folder)
@@ -908,6 +991,16 @@ def make_parser() -> argparse.ArgumentParser:
         "'--graphs jacobian' for a Newton solve that needs no jvp; default: all of them)",
     )
     parser.add_argument(
+        "--into",
+        action=Values,
+        extend=True,
+        default=[],
+        metavar="GRAPH",
+        help="also compile, for the cpu, a variant of these graphs that stores its per-point "
+        "results straight into buffers the caller gives (the C++ dispatcher then copies "
+        "nothing; e.g. '--into forward jacobian'; default: none)",
+    )
+    parser.add_argument(
         "--dtype",
         choices=list(artifact.DTYPES),
         default="float64",
@@ -982,6 +1075,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             pairs=tuple(args.pairs),
             params=tuple(args.params),
             graphs=tuple(args.graphs),
+            into=tuple(args.into),
             dtype=args.dtype,
             verbose=args.verbose,
         )

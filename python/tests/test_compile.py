@@ -133,3 +133,51 @@ def test_implicit_model_graphs_export_with_a_dynamic_batch_and_return_the_status
     ev = vp.evaluate(x, vp.parameters, jacobian=True)
     for spec, block in zip(graph_returns(vp, "jacobian", sel), blocks, strict=False):
         torch.testing.assert_close(block, ev.jacobian[spec["of"]][spec["wrt"]])
+
+
+def test_in_place_variants_write_their_per_point_returns_into_the_buffers(model: Model) -> None:
+    """--into: <graph>_into takes one buffer per per-point return and returns the buffer."""
+    sel = Selection(pairs=[("stress", "strain")], params=["model.E"], into=("forward", "jvp"))
+    strain, tangent = torch.rand(5, 6, dtype=F64), torch.rand(5, 6, dtype=F64)
+    E = model.named_parameters()["model.E"]
+    for graph, args in (("forward", (strain, E)), ("jvp", (strain, E, tangent))):
+        (plain,) = Graph(model, graph, sel)(*args)
+        buffer = torch.full((5, 6), -7.25, dtype=F64)
+        (stored,) = Graph(model, graph + "_into", sel)(*args, buffer)
+        assert stored.data_ptr() == buffer.data_ptr()
+        torch.testing.assert_close(buffer, plain, rtol=0, atol=0)
+    # the jacobian block of linear elasticity is batch-independent: nothing to store in place
+    assert Graph(model, "jacobian_into", sel).written == []
+
+
+def test_meta_names_in_place_variants_on_the_cpu_only(model: Model) -> None:
+    sel = Selection(pairs=[("stress", "strain")], params=[], into=("forward",))
+    cpu = build_meta(model, CPU, sel)["graphs"]
+    assert cpu["forward"]["into"] == "forward_into.pt2"
+    assert "into" not in cpu["jvp"]
+    assert sel.jobs(CPU) == ["forward", "jvp", "jacobian", "forward_into"]
+    cuda = torch.device("cuda")
+    assert "into" not in build_meta(model, cuda, sel)["graphs"]["forward"]
+    assert sel.jobs(cuda) == ["forward", "jvp", "jacobian"]
+
+
+@pytest.mark.parametrize(
+    ("specs", "message"),
+    [
+        (
+            ["forwards"],
+            "--into forwards: no such graph; graphs: forward, jvp, jacobian, "
+            "param_jacobian, param_vjp",
+        ),
+        (
+            ["param_vjp"],
+            "--into param_vjp: param_vjp is not compiled (compiled: forward, jvp, jacobian)",
+        ),
+    ],
+)
+def test_bad_into(specs: list[str], message: str) -> None:
+    from neml2.compile import select_into
+
+    with pytest.raises(Neml2Error) as info:
+        select_into(specs, ["forward", "jvp", "jacobian"])
+    assert str(info.value) == message

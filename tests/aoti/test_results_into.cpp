@@ -163,3 +163,33 @@ TEMPLATE_TEST_CASE("a result the caller holds is never overwritten; a dropped on
   m.release_buffers();
   check_same<TestType>(m.forward(b).at("stress"), again); // GPU chunks: to round-off
 }
+
+TEST_CASE("a graph's in-place variant stores its per-point returns in the given buffers",
+          "[results]")
+{
+  // elastic_promoted is compiled with --into forward param_jacobian.
+  const Model m(stub("elastic_promoted"), "model", "cpu");
+  CHECK(m.writes_into(Graph::forward));
+  CHECK(m.writes_into(Graph::param_jacobian));
+  CHECK_FALSE(m.writes_into(Graph::jvp));      // not asked for
+  CHECK_FALSE(m.writes_into(Graph::jacobian)); // its one block is batch-independent
+  const int64_t batch = 9;
+  const TensorMap in{{"strain", strains(batch)}};
+  for (const Graph g : {Graph::forward, Graph::param_jacobian})
+  {
+    INFO(graph_name(g));
+    const auto call = neml2::aoti::detail::prepare(m.meta(), g, in, nullptr);
+    const auto plain = m.run(call, 2, 7);
+    std::vector<at::Tensor> buffers;
+    for (const auto slot : m.written_slots(*call.spec))
+      buffers.push_back(at::full_like(plain[slot], -7.25));
+    REQUIRE_FALSE(buffers.empty());
+    const auto stored = m.run(call, 2, 7, &buffers);
+    const auto slots = m.written_slots(*call.spec);
+    for (std::size_t k = 0; k < slots.size(); ++k)
+    {
+      CHECK(stored[slots[k]].data_ptr() == buffers[k].data_ptr());
+      CHECK(at::equal(buffers[k], plain[slots[k]]));
+    }
+  }
+}

@@ -306,15 +306,22 @@ private:
 
   /// One chunk on @p model: the graph's returns, with the observers told (and its phases
   /// timed when one of them wants it). An exception from on_chunk_begin fails the chunk.
+  /// A graph with an in-place variant stores the chunk straight into its rows of the
+  /// gathered results, or into @p whole (a short circuit's buffers, when given).
   std::vector<at::Tensor> run_chunk(const Model & model, const detail::Call & call,
                                     std::size_t ordinal, int64_t begin, int64_t end,
-                                    Gather * gather)
+                                    Gather * gather,
+                                    const std::vector<at::Tensor> * whole = nullptr)
   {
+    std::vector<at::Tensor> rows;
+    if (gather && model.writes_into(call.graph))
+      rows = gather->destinations(begin, end, model.device());
+    const std::vector<at::Tensor> * into = whole ? whole : rows.empty() ? nullptr : &rows;
     const auto run = [&](ChunkTiming * t)
     {
       if (!t)
       {
-        auto returns = model.run(call, begin, end);
+        auto returns = model.run(call, begin, end, into);
         if (gather)
           gather->add(ordinal, begin, end, returns);
         return returns;
@@ -322,7 +329,7 @@ private:
       const auto args = model.stage(call, begin, end);
       detail::sync_stream(model.device());
       t->staged = observer_clock_us();
-      auto returns = model.execute(call, args, begin, end);
+      auto returns = model.execute(call, args, begin, end, into);
       detail::sync_stream(model.device());
       t->computed = observer_clock_us();
       if (gather)
@@ -404,7 +411,9 @@ private:
             {
               _s->info.short_circuit = true;
               const Model & model = *_s->models[*whole];
-              return timed(detail::finish(call, run_chunk(model, call, 0, 0, call.batch, nullptr)));
+              const auto buffers = whole_buffers(model, call, targets);
+              return timed(detail::finish(call, run_chunk(model, call, 0, 0, call.batch, nullptr,
+                                                          buffers.empty() ? nullptr : &buffers)));
             }
             bool gpu = false;
             for (const auto & model : _s->models)
@@ -446,6 +455,34 @@ private:
             return timed(detail::finish(call, gather.finish()));
           }
         });
+  }
+
+  /**
+   * The buffers a short circuit on @p model stores its per-point returns in, when its graph
+   * has an in-place variant: the caller's (@p targets) where given, else the model's own
+   * reused host buffers. None (the graph allocates its returns) when the call is unbatched or
+   * a caller's buffer is not contiguous.
+   */
+  std::vector<at::Tensor> whole_buffers(const Model & model, const detail::Call & call,
+                                        const std::vector<at::Tensor> * targets)
+  {
+    std::vector<at::Tensor> out;
+    if (!model.writes_into(call.graph) || !call.batched || !model.device().is_cpu())
+      return out;
+    const Meta & m = meta();
+    const auto opts = at::TensorOptions().dtype(m.dtype).device(model.device());
+    for (const auto slot : model.written_slots(*call.spec))
+    {
+      if (targets && (*targets)[slot].defined())
+      {
+        if (!(*targets)[slot].is_contiguous())
+          return {};
+        out.push_back((*targets)[slot]);
+        continue;
+      }
+      out.push_back(_s->pool.take(call.graph, slot, detail::result_shape(m, call, slot), opts));
+    }
+    return out;
   }
 
   /// Tell the observers that a call on @p batch points begins.

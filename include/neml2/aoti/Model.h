@@ -124,36 +124,11 @@ public:
             const c10::DeviceGuard device_guard(_device);
             for (const auto & [g, spec] : _meta.graphs)
             {
-              // The loader checks no checksum: a damaged library inside the package would
-              // load and crash the host at its first call, so refuse it here.
-              detail::FileBytes bytes(spec.file);
-              const std::string damage = bytes.ok() ? detail::zip_damage(bytes) : "cannot be read";
-              if (!damage.empty())
-                throw FatalError(context + ": cannot load graph '" + graph_name(g) + "' from '" +
-                                 spec.file.string() + "': corrupted package: " + damage +
-                                 ": recompile the model with neml2-compile");
               _return_shapes[g] = return_shapes(spec);
-              try
-              {
-                _loaders[g] = std::make_unique<torch::inductor::AOTIModelPackageLoader>(
-                    spec.file.string(), "model", false, 1,
-                    _device.is_cuda() ? _device.index() : c10::DeviceIndex(-1));
-              }
-              catch (...)
-              {
-                rethrow_normalized(context + ": cannot load graph '" + graph_name(g) + "' from '" +
-                                   spec.file.string() + "'");
-              }
-              // A graph called with another number of arguments than it was compiled for
-              // reads past them (torch 2.11 checks nothing and crashes): compare first.
-              const auto taken = detail::call_spec_leaves(*_loaders[g], 0);
-              if (taken && *taken != spec.args.size())
-                throw FatalError(context + ": graph '" + graph_name(g) + "' in '" +
-                                 spec.file.string() + "' takes " + std::to_string(*taken) +
-                                 " inputs, model_meta.json declares " +
-                                 std::to_string(spec.args.size()) +
-                                 ": the graph files and model_meta.json do not match; recompile "
-                                 "the model with neml2-compile");
+              _loaders[g] = load_graph(context, g, spec.file, spec.args.size());
+              if (!spec.into.empty())
+                _into_loaders[g] = load_graph(context, g, spec.into,
+                                              spec.args.size() + written_slots(spec).size());
             }
             const auto opts = at::TensorOptions().dtype(_meta.dtype).device(_device);
             for (const auto & p : _meta.parameters)
@@ -167,7 +142,11 @@ public:
   Model(const Model &) = delete;
   Model & operator=(const Model &) = delete;
 
-  /// @brief The model's block name.
+  /// @brief Whether graph @p g has an in-place variant (`neml2-compile --into`), which
+  /// execute() runs when given buffers for the per-point returns.
+  bool writes_into(Graph g) const { return _into_loaders.count(g) != 0; }
+
+  /// @brief The block name of the model.
   const std::string & name() const { return _meta.model; }
   /// @brief The device every graph runs on.
   at::Device device() const { return _device; }
@@ -231,9 +210,10 @@ public:
    * device, after raising ConvergenceError if the status says so. Errors are
    * not normalized here: the caller decides the context.
    */
-  std::vector<at::Tensor> run(const detail::Call & call, int64_t begin, int64_t end) const
+  std::vector<at::Tensor> run(const detail::Call & call, int64_t begin, int64_t end,
+                              const std::vector<at::Tensor> * into = nullptr) const
   {
-    return execute(call, stage(call, begin, end), begin, end);
+    return execute(call, stage(call, begin, end), begin, end, into);
   }
 
   /**
@@ -256,9 +236,16 @@ public:
     return args;
   }
 
-  /// @brief The second half of run(): the graph on staged arguments, returns checked.
+  /**
+   * @brief The second half of run(): the graph on staged arguments, returns checked.
+   * @param into where writes_into(call.graph), buffers on this device for the per-point
+   *        returns (detail::written_slots order, rows [begin, end), contiguous) that the
+   *        in-place variant stores its results into; those returns are then the buffers.
+   *        Null: the graph allocates its returns.
+   */
   std::vector<at::Tensor> execute(const detail::Call & call, const std::vector<at::Tensor> & args,
-                                  int64_t begin, int64_t end) const
+                                  int64_t begin, int64_t end,
+                                  const std::vector<at::Tensor> * into = nullptr) const
   {
     const c10::DeviceGuard device_guard(_device);
     void * stream = nullptr;
@@ -267,12 +254,32 @@ public:
       const c10::impl::VirtualGuardImpl impl(_device.type());
       stream = impl.getStream(_device).native_handle();
     }
-    auto returns = _loaders.at(call.graph)->run(args, stream);
+    std::vector<at::Tensor> returns;
+    if (into)
+    {
+      std::vector<at::Tensor> all(args);
+      all.insert(all.end(), into->begin(), into->end());
+      returns = _into_loaders.at(call.graph)->run(all, stream);
+    }
+    else
+      returns = _loaders.at(call.graph)->run(args, stream);
     if (returns.size() != call.spec->returns.size())
       throw FatalError(detail::who(_meta) + ": graph '" + graph_name(call.graph) + "' returned " +
                        std::to_string(returns.size()) + " tensors, model_meta.json declares " +
                        std::to_string(call.spec->returns.size()));
     check_returns(call, returns, end - begin);
+    if (into)
+    {
+      // The variant returns the buffers it wrote into; keep the caller's tensors themselves.
+      const auto slots = written_slots(*call.spec);
+      for (std::size_t k = 0; k < slots.size(); ++k)
+      {
+        at::Tensor & r = returns[slots[k]];
+        if (r.data_ptr() != (*into)[k].data_ptr())
+          (*into)[k].copy_(r);
+        r = (*into)[k];
+      }
+    }
     if (_meta.status)
       detail::check_status(_meta, call, returns,
                            begin == 0 && end == call.batch
@@ -282,7 +289,55 @@ public:
     return returns;
   }
 
+  /// @brief The return slots of @p spec with one value per point, in order: those an
+  /// in-place variant takes buffers for.
+  std::vector<std::size_t> written_slots(const GraphSpec & spec) const
+  {
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < spec.returns.size(); ++i)
+      if (detail::combine_of(_meta, spec.returns[i]) == detail::Combine::concat)
+        out.push_back(i);
+    return out;
+  }
+
 private:
+  /// Load the package @p file of graph @p g, which must take @p args arguments.
+  std::unique_ptr<torch::inductor::AOTIModelPackageLoader>
+  load_graph(const std::string & context, Graph g, const std::filesystem::path & file,
+             std::size_t args) const
+  {
+    // The loader checks no checksum: a damaged library inside the package would load and
+    // crash the host at its first call, so refuse it here.
+    detail::FileBytes bytes(file);
+    const std::string damage = bytes.ok() ? detail::zip_damage(bytes) : "cannot be read";
+    if (!damage.empty())
+      throw FatalError(context + ": cannot load graph '" + graph_name(g) + "' from '" +
+                       file.string() + "': corrupted package: " + damage +
+                       ": recompile the model with neml2-compile");
+    std::unique_ptr<torch::inductor::AOTIModelPackageLoader> loader;
+    try
+    {
+      loader = std::make_unique<torch::inductor::AOTIModelPackageLoader>(
+          file.string(), "model", false, 1,
+          _device.is_cuda() ? _device.index() : c10::DeviceIndex(-1));
+    }
+    catch (...)
+    {
+      rethrow_normalized(context + ": cannot load graph '" + graph_name(g) + "' from '" +
+                         file.string() + "'");
+    }
+    // A graph called with another number of arguments than it was compiled for reads past
+    // them (torch 2.11 checks nothing and crashes): compare first.
+    const auto taken = detail::call_spec_leaves(*loader, 0);
+    if (taken && *taken != args)
+      throw FatalError(context + ": graph '" + graph_name(g) + "' in '" + file.string() +
+                       "' takes " + std::to_string(*taken) + " inputs, model_meta.json declares " +
+                       std::to_string(args) +
+                       ": the graph files and model_meta.json do not match; recompile "
+                       "the model with neml2-compile");
+    return loader;
+  }
+
   /// The parameter tensor, checked: the user may have replaced it in the map.
   const at::Tensor & parameter(const std::string & name) const
   {
@@ -326,14 +381,24 @@ private:
     {
       const detail::Call call =
           detail::prepare(_meta, g, in, g == Graph::forward ? nullptr : &none);
-      try
+      const auto args = stage(call, 0, 1);
+      std::vector<at::Tensor> buffers;
+      for (const auto slot : written_slots(spec))
       {
-        execute(call, stage(call, 0, 1), 0, 1);
+        auto shape = detail::return_base_shape(_meta, spec.returns[slot]);
+        shape.insert(shape.begin(), 1);
+        buffers.push_back(at::empty(shape, opts));
       }
-      catch (const ConvergenceError &)
-      {
-        // The graph ran and its returns passed the checks; a zero input need not converge.
-      }
+      for (const bool into : {false, true})
+        try
+        {
+          if (!into || writes_into(g))
+            execute(call, args, 0, 1, into ? &buffers : nullptr);
+        }
+        catch (const ConvergenceError &)
+        {
+          // The graph ran and its returns passed the checks; a zero input need not converge.
+        }
     }
   }
 
@@ -401,6 +466,7 @@ private:
   at::Device _device;
   Meta _meta;
   std::map<Graph, std::unique_ptr<torch::inductor::AOTIModelPackageLoader>> _loaders;
+  std::map<Graph, std::unique_ptr<torch::inductor::AOTIModelPackageLoader>> _into_loaders;
   std::map<Graph, std::vector<std::vector<int64_t>>> _return_shapes; // see return_shapes()
   TensorMap _parameters;
 };

@@ -92,6 +92,32 @@ public:
     }
   }
 
+  /**
+   * @brief The rows [begin, end) of the per-point results, for a chunk on @p device whose
+   * graph stores its returns in place (Model::writes_into): one buffer per per-point return
+   * slot in order, or none when a result is elsewhere or its rows are not contiguous (the
+   * chunk then returns its own tensors and add() copies them).
+   */
+  std::vector<at::Tensor> destinations(int64_t begin, int64_t end, const at::Device & device) const
+  {
+    std::vector<at::Tensor> out;
+    if (!_call.batched)
+      return out;
+    for (std::size_t i = 0; i < _results.size(); ++i)
+    {
+      if (_call.combine[i] != detail::Combine::concat)
+        continue;
+      const at::Tensor & whole = _results[i];
+      if (!whole.defined() || whole.device() != device)
+        return {};
+      at::Tensor rows = whole.slice(0, begin, end);
+      if (!rows.is_contiguous())
+        return {};
+      out.push_back(std::move(rows));
+    }
+    return out;
+  }
+
   /// @brief Merge the returns of chunk number @p ordinal, rows [begin, end).
   void add(std::size_t ordinal, int64_t begin, int64_t end, const std::vector<at::Tensor> & returns)
   {
@@ -149,6 +175,8 @@ private:
   /// caller's pageable host memory.
   void copy_into(std::size_t slot, const at::Tensor & dest, const at::Tensor & src)
   {
+    if (detail::same_elements(dest, src))
+      return; // the graph stored the chunk in place (destinations())
     if (_pageable[slot] && src.is_cuda())
     {
       at::Tensor staged =

@@ -88,10 +88,14 @@ def lame_parameters(c: Mapping[str, Dual]) -> tuple[Dual, Dual]:
 def _isotropic(
     strain: torch.Tensor, lam: torch.Tensor | float, G: torch.Tensor | float
 ) -> torch.Tensor:
-    """``2 G strain + lam tr(strain) I`` for a batch of Mandel vectors (linear in lam and G)."""
+    """``2 G strain + lam tr(strain) I`` for a batch of Mandel vectors (linear in lam and G).
+
+    One pointwise expression over the six components (no slices joined by a cat), so the
+    compiled kernel stores each row once, straight into the result it returns or is given.
+    """
     trace = (strain[:, 0] + strain[:, 1] + strain[:, 2]).unsqueeze(-1)
-    normal = 2 * G * strain[:, :3] + lam * trace
-    return torch.cat([normal, 2 * G * strain[:, 3:]], dim=1)
+    normal = torch.tensor([1.0, 1.0, 1.0, 0.0, 0.0, 0.0], dtype=strain.dtype, device=strain.device)
+    return 2 * G * strain + lam * trace * normal
 
 
 @register

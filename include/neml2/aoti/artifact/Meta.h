@@ -99,6 +99,10 @@ struct GraphSpec
   std::filesystem::path file;    ///< absolute path of the .pt2
   std::vector<SlotSpec> args;    ///< positional inputs
   std::vector<SlotSpec> returns; ///< positional outputs
+  /// The .pt2 of the graph's in-place variant (`neml2-compile --into`, CPU only), or empty:
+  /// it takes the graph's arguments and then one buffer per per-point return, in return
+  /// order, and stores those returns straight into the buffers.
+  std::filesystem::path into;
 };
 
 /// @brief The contents of one model_meta.json, validated.
@@ -404,6 +408,12 @@ read_meta(const std::filesystem::path & folder, const std::string & expected_dev
     spec.returns = r.slots(*gj, "returns", where);
     if (!fs::is_regular_file(spec.file, ec))
       r.fail("graph file '" + spec.file.string() + "' is missing");
+    if (gj->contains("into"))
+    {
+      spec.into = folder / r.str(*gj, "into", where);
+      if (!fs::is_regular_file(spec.into, ec))
+        r.fail("graph file '" + spec.into.string() + "' is missing");
+    }
     for (const auto & s : spec.args)
     {
       const bool known = (s.role == SlotSpec::Role::input && m.find(m.inputs, s.name)) ||
