@@ -48,14 +48,17 @@ def jacobian(model: object, inputs: dict[str, torch.Tensor]) -> tuple[dict, dict
     raise AssertionError("unreachable")
 
 
-def values(model: object, inputs: dict) -> dict:
-    """NEML2's outputs at one point, repeating a call that hit the layout fault."""
+def values(model: list, request: dict, inputs: dict, b: int) -> dict:
+    """NEML2's outputs at point ``b``, repeating a call that hit the layout fault with a
+    freshly loaded model (``model``: a one-element list, the model replaced in place),
+    since a model that hit it may keep hitting it."""
     for attempt in range(ATTEMPTS):
         try:
-            return model.call_by_name(inputs)  # type: ignore[attr-defined]
+            return model[0].call_by_name(point(model[0], request, inputs, b))
         except RuntimeError as err:
             if attempt + 1 == ATTEMPTS or not any(f in str(err) for f in LAYOUT_FAULTS):
                 raise
+            model[0] = neml2.load_model(request["file"], request["model"])
     raise AssertionError("unreachable")
 
 
@@ -74,11 +77,9 @@ def values_only(model: object, request: dict, err: Exception | None) -> list[dic
     """NEML2's outputs alone, for a model whose Jacobian NEML2 itself fails to build
     (``err``, reported with them) or whose request asks for the outputs only."""
     steps = []
+    held = [model]
     for inputs in request["steps"]:
-        points = [
-            values(model, point(model, request, inputs, b))
-            for b in range(request["batch"])
-        ]
+        points = [values(held, request, inputs, b) for b in range(request["batch"])]
         outputs = {k: torch.stack([plain(p[k]) for p in points]) for k in points[0]}
         step: dict = {"outputs": outputs}
         if err is not None:
