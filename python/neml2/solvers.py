@@ -1,11 +1,13 @@
 """The ``[Solvers]`` block: settings of the per-point Newton solve of implicit models.
 
 An implicit model names its solver with ``solver = NAME``; ``[Solvers/NAME]`` then sets
-the tolerances and the iteration cap. :func:`newton_loop` runs the iterations: a Python
-loop when evaluated eagerly, a ``while_loop`` when traced by ``torch.export``, so the
-compiled graph holds the iteration once (not unrolled ``max_its`` times) and stops as
-soon as every point of the call has converged. :func:`solve_per_point` is the dense
-linear solve of each Newton update of a system of equations.
+the tolerances and the iteration cap, and for ``type = NewtonWithLineSearch`` the line
+search (:class:`LineSearch`) that scales each Newton update. :func:`newton_loop` runs
+the iterations: a Python loop when evaluated eagerly, a ``while_loop`` when traced by
+``torch.export``, so the compiled graph holds the iteration once (not unrolled
+``max_its`` times) and stops as soon as every point of the call has converged.
+:func:`solve_per_point` is the dense linear solve of each Newton update of a system of
+equations.
 """
 
 from __future__ import annotations
@@ -25,23 +27,68 @@ Step = Callable[
 
 #: The solver types a ``[Solvers]`` block may hold; a DenseLU block only serves as a
 #: Newton solver's ``linear_solver`` (every Newton step is a dense LU solve anyway).
-SOLVER_TYPES = ("Newton", "DenseLU")
+SOLVER_TYPES = ("Newton", "NewtonWithLineSearch", "DenseLU")
 #: NEML2's default iteration cap, for ``ImplicitUpdate`` (J2Viscoplasticity keeps 20).
 NEML2_MAX_ITS = 25
+#: The line searches of ``NewtonWithLineSearch`` (``linesearch_type``).
+LINE_SEARCH_TYPES = ("BACKTRACKING", "STRONG_WOLFE")
+
+
+@dataclass(frozen=True)
+class LineSearch:
+    """NEML2's line search of ``NewtonWithLineSearch``, with its option defaults.
+
+    Each Newton update ``du = -J^-1 r`` at ``u`` is scaled by ``alpha``, starting at 1
+    and divided by ``cutback`` until the trial residual ``r_a = r(u + alpha du)``
+    satisfies ``|r_a|^2 <= crit`` or ``|r_a| <= abs_tol``, with
+    ``crit = |r|^2 - 2 c alpha (r . J^-1 r)`` (``BACKTRACKING``) or
+    ``crit = (1 - c alpha) |r|^2`` (``STRONG_WOLFE``), ``c`` the
+    ``stopping_criteria``. At most ``max_iterations - 1`` trials are made; the last one
+    is taken whether or not it satisfied the test. ``max_iterations = 1`` takes every
+    full Newton update, as ``Newton`` does.
+    """
+
+    kind: str = "BACKTRACKING"
+    max_iterations: int = 10
+    cutback: float = 2.0
+    stopping_criteria: float = 1e-3
+
+    #: The block keys of the line search, beside those of :attr:`Newton.options`.
+    options = frozenset(
+        {
+            "linesearch_type",
+            "max_linesearch_iterations",
+            "linesearch_cutback",
+            "linesearch_stopping_criteria",
+            "check_negative_criterion",
+        }
+    )
+
+    @property
+    def trials(self) -> int:
+        """The most trial updates of one Newton iteration."""
+        return max(1, self.max_iterations - 1)
 
 
 @dataclass(frozen=True)
 class Newton:
     """Newton-Raphson settings: a point converged when ``|r| <= abs_tol`` or
-    ``|r| <= rel_tol * |r0|`` (``r0``: the residual at the initial guess)."""
+    ``|r| <= rel_tol * |r0|`` (``r0``: the residual at the initial guess); with
+    ``line_search`` (``type = NewtonWithLineSearch``) each update is scaled by it."""
 
     abs_tol: float = 1e-10
     rel_tol: float = 1e-8
     max_its: int = 20
+    line_search: LineSearch | None = None
 
     options = frozenset(
         {"type", "abs_tol", "rel_tol", "max_its", "linear_solver", "substep_del_tol"}
     )
+
+    @property
+    def searches(self) -> bool:
+        """Whether updates go through a line search (one of more than one trial)."""
+        return self.line_search is not None and self.line_search.max_iterations > 1
 
 
 def root_of(section: Section) -> Section:
@@ -51,8 +98,12 @@ def root_of(section: Section) -> Section:
     return section
 
 
-def solver_for(model: Section, defaults: Newton | None = None) -> Newton:
-    """The solver a model block names with ``solver = NAME``; the defaults when it names none."""
+def solver_for(model: Section, defaults: Newton | None = None, line_search: bool = False) -> Newton:
+    """The solver a model block names with ``solver = NAME``; the defaults when it names none.
+
+    ``line_search``: whether the model can run a ``NewtonWithLineSearch`` solver; one named
+    by a model that cannot is an error, not a line search silently left out.
+    """
     if "solver" not in model.params:
         return defaults or Newton()
     name = model.string("solver")
@@ -64,14 +115,23 @@ def solver_for(model: Section, defaults: Newton | None = None) -> Newton:
             "solver",
             f"[{model.full_name}]: unknown solver '{name}': expected [Solvers/{name}]; {where}",
         )
-    return parse_newton(solvers.children[name], defaults)
+    section = solvers.children[name]
+    if not line_search and section.string("type", "") == "NewtonWithLineSearch":
+        raise model.error(
+            "solver",
+            f"parameter 'solver': [Solvers/{name}] is a NewtonWithLineSearch, which only "
+            f"ImplicitUpdate runs; {model.string('type', 'this model')} takes type = Newton",
+        )
+    return parse_newton(section, defaults)
 
 
 def parse_newton(section: Section, defaults: Newton | None = None) -> Newton:
-    """A ``[Solvers/<name>]`` block of ``type = Newton``, every value checked.
+    """A ``[Solvers/<name>]`` block of ``type = Newton`` or ``NewtonWithLineSearch``,
+    every value checked.
 
     ``linear_solver`` must name a ``DenseLU`` block; ``substep_del_tol`` is accepted and
-    has no effect (there is no substepping).
+    has no effect (there is no substepping), as is ``check_negative_criterion`` (a
+    diagnostic print in NEML2).
     """
     kind = section.string("type")
     if kind == "DenseLU":
@@ -86,12 +146,13 @@ def parse_newton(section: Section, defaults: Newton | None = None) -> Newton:
             f"[{section.full_name}]: unknown solver type '{kind}'; "
             f"known types: {', '.join(SOLVER_TYPES)}",
         )
+    known = Newton.options | (LineSearch.options if kind == "NewtonWithLineSearch" else set())
     for key in section.params:
-        if key not in Newton.options:
+        if key not in known:
             raise section.error(
                 key,
                 f"[{section.full_name}]: unknown parameter '{key}' for {kind}; "
-                f"expected one of: {', '.join(sorted(Newton.options - {'type'}))}",
+                f"expected one of: {', '.join(sorted(known - {'type'}))}",
             )
     if "linear_solver" in section.params:
         name = section.string("linear_solver")
@@ -118,7 +179,56 @@ def parse_newton(section: Section, defaults: Newton | None = None) -> Newton:
         raise section.error(
             "max_its", f"parameter 'max_its': expected an integer >= 1, got {max_its}"
         )
-    return Newton(abs_tol, rel_tol, max_its)
+    search = parse_line_search(section) if kind == "NewtonWithLineSearch" else None
+    return Newton(abs_tol, rel_tol, max_its, search)
+
+
+def parse_line_search(section: Section) -> LineSearch:
+    """The line-search options of a ``NewtonWithLineSearch`` block, every value checked."""
+    kind = section.string("linesearch_type", LineSearch.kind)
+    if kind not in LINE_SEARCH_TYPES:
+        raise section.error(
+            "linesearch_type",
+            f"parameter 'linesearch_type': expected one of {', '.join(LINE_SEARCH_TYPES)}, "
+            f"got '{kind}'",
+        )
+    count = section.integer("max_linesearch_iterations", LineSearch.max_iterations)
+    if count < 1:
+        raise section.error(
+            "max_linesearch_iterations",
+            f"parameter 'max_linesearch_iterations': expected an integer >= 1, got {count}",
+        )
+    cutback = section.number("linesearch_cutback", LineSearch.cutback)
+    if not cutback > 1:
+        raise section.error(
+            "linesearch_cutback",
+            f"parameter 'linesearch_cutback': expected a value > 1 (the factor each "
+            f"rejected step is divided by), got {cutback:g}",
+        )
+    c = section.number("linesearch_stopping_criteria", LineSearch.stopping_criteria)
+    if c < 0:
+        raise section.error(
+            "linesearch_stopping_criteria",
+            f"parameter 'linesearch_stopping_criteria': expected a value >= 0, got {c:g}",
+        )
+    section.boolean("check_negative_criterion", False)  # checked; only NEML2 prints with it
+    return LineSearch(kind, count, cutback, c)
+
+
+def run_loop(
+    more: Callable[..., torch.Tensor],
+    body: Callable[..., tuple[torch.Tensor, ...]],
+    state: tuple[torch.Tensor, ...],
+) -> tuple[torch.Tensor, ...]:
+    """``while more(*state): state = body(*state)``: a ``while_loop`` when traced by
+    ``torch.export`` (the body once in the graph), else a Python loop."""
+    if torch.compiler.is_compiling():
+        from torch._higher_order_ops.while_loop import while_loop
+
+        return tuple(while_loop(more, body, state))  # type: ignore[no-untyped-call]
+    while bool(more(*state)):
+        state = body(*state)
+    return state
 
 
 def newton_loop(

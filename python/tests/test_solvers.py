@@ -7,7 +7,7 @@ import torch
 
 from neml2 import hit
 from neml2.errors import HitError
-from neml2.solvers import Newton, newton_loop, solve_per_point, solver_for
+from neml2.solvers import LineSearch, Newton, newton_loop, solve_per_point, solver_for
 
 MODEL = "[Models]\n  [model]\n    type = J2Viscoplasticity\n    solver = newton\n  []\n[]\n"
 
@@ -52,7 +52,7 @@ NO_SOLVERS = "the file has no [Solvers] block"
         (
             newton("type = Broyden"),
             3,
-            "unknown solver type 'Broyden'; known types: Newton, DenseLU",
+            "unknown solver type 'Broyden'; known types: Newton, NewtonWithLineSearch, DenseLU",
         ),
         (
             newton("type = Newton", "atol = 1"),
@@ -88,6 +88,7 @@ NO_SOLVERS = "the file has no [Solvers] block"
     ],
 )
 def test_errors(block: str, line: int, message: str) -> None:
+    """Each mistake in a [Solvers] block is one message at its line."""
     with pytest.raises(HitError) as info:
         solver(block)
     assert message in info.value.message
@@ -135,3 +136,93 @@ def test_the_per_point_solve_pivots_and_marks_singular_points() -> None:
     x = solve_per_point(A, b)
     assert x[0].flatten().tolist() == [1.0, 2.0]
     assert not bool(torch.isfinite(x[1]).all())
+
+
+IMPLICIT = "[Models]\n  [model]\n    type = ImplicitUpdate\n    solver = newton\n  []\n[]\n"
+
+
+def implicit_solver(block: str) -> Newton:
+    """The solver an ImplicitUpdate block names (the one model that runs a line search)."""
+    root = hit.parse(f"{block}{IMPLICIT}", "s.i")
+    return solver_for(root.children["Models"].children["model"], line_search=True)
+
+
+def test_line_search_settings_and_defaults() -> None:
+    assert implicit_solver(newton("type = NewtonWithLineSearch")) == Newton(
+        line_search=LineSearch("BACKTRACKING", 10, 2.0, 1e-3)
+    )
+    block = newton(
+        "type = NewtonWithLineSearch",
+        "max_its = 9",
+        "linesearch_type = STRONG_WOLFE",
+        "max_linesearch_iterations = 4",
+        "linesearch_cutback = 3",
+        "linesearch_stopping_criteria = 0.01",
+        "check_negative_criterion = true",
+    )
+    found = implicit_solver(block)
+    assert found == Newton(max_its=9, line_search=LineSearch("STRONG_WOLFE", 4, 3.0, 0.01))
+    assert found.searches
+    assert found.line_search is not None
+    assert found.line_search.trials == 3
+    # one trial per update is every full Newton update: no search
+    assert not implicit_solver(
+        newton("type = NewtonWithLineSearch", "max_linesearch_iterations = 1")
+    ).searches
+    assert not Newton().searches
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        (
+            ("linesearch_type = GOLDEN",),
+            "parameter 'linesearch_type': expected one of BACKTRACKING, STRONG_WOLFE, got 'GOLDEN'",
+        ),
+        (
+            ("max_linesearch_iterations = 0",),
+            "parameter 'max_linesearch_iterations': expected an integer >= 1, got 0",
+        ),
+        (
+            ("linesearch_cutback = 1",),
+            "parameter 'linesearch_cutback': expected a value > 1 (the factor each rejected "
+            "step is divided by), got 1",
+        ),
+        (
+            ("linesearch_stopping_criteria = -0.1",),
+            "parameter 'linesearch_stopping_criteria': expected a value >= 0, got -0.1",
+        ),
+        (
+            ("check_negative_criterion = maybe",),
+            "parameter 'check_negative_criterion': expected a boolean",
+        ),
+        (
+            ("linesearch_cut_back = 2",),
+            "unknown parameter 'linesearch_cut_back' for NewtonWithLineSearch; expected one "
+            "of: abs_tol, check_negative_criterion, linear_solver, linesearch_cutback, "
+            "linesearch_stopping_criteria, linesearch_type, max_its, "
+            "max_linesearch_iterations, rel_tol, substep_del_tol",
+        ),
+    ],
+)
+def test_line_search_errors(lines: tuple[str, ...], message: str) -> None:
+    with pytest.raises(HitError) as info:
+        implicit_solver(newton("type = NewtonWithLineSearch", *lines))
+    assert message in info.value.message
+    assert (info.value.path, info.value.line) == ("s.i", 4)
+
+
+def test_line_search_options_belong_to_newton_with_line_search() -> None:
+    with pytest.raises(HitError) as info:
+        implicit_solver(newton("type = Newton", "linesearch_cutback = 2"))
+    assert "unknown parameter 'linesearch_cutback' for Newton" in info.value.message
+
+
+def test_a_model_without_line_search_refuses_one() -> None:
+    with pytest.raises(HitError) as info:
+        solver(newton("type = NewtonWithLineSearch"))
+    assert info.value.line == 9  # the model's solver line
+    assert (
+        "parameter 'solver': [Solvers/newton] is a NewtonWithLineSearch, which only "
+        "ImplicitUpdate runs; J2Viscoplasticity takes type = Newton" in info.value.message
+    )

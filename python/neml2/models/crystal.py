@@ -631,3 +631,59 @@ class FixOrientation(Block):
         nsb = ns.unsqueeze(-1)
         shadow = 2 * r.unsqueeze(-1) * r.unsqueeze(-2) / (nsb * nsb) - eye / nsb
         return out, {"output": {"input": torch.where(keep.unsqueeze(-1), eye, shadow)}}, {}
+
+
+@register
+class CrystalPlasticityStrainPredictor(Block):
+    """The initial guess of the elastic strain of a crystal-plasticity update:
+    ``elastic_strain = e~1 + scale (t - t~1) deformation_rate`` where ``|e~1| < threshold``
+    (a crystal at rest, whose first step would otherwise start from zero stress), else
+    ``e~1`` (``|.|`` the Frobenius norm of the Mandel vector). ``scale`` (default 1) and
+    ``threshold`` (default 1e-3) are parameters; the derivatives are those of the
+    branch taken."""
+
+    type_name = "CrystalPlasticityStrainPredictor"
+    inputs_spec = (
+        ("deformation_rate", "deformation_rate", SR2),
+        ("time", "t", SCALAR),
+        ("time_old", "", SCALAR),
+        ("elastic_strain_old", "", SR2),
+    )
+    outputs_spec = (("elastic_strain", "elastic_strain", SR2),)
+    params_spec = (("scale", 1.0), ("threshold", 1e-3))
+    options = frozenset({"deformation_rate", "time", "elastic_strain", "scale", "threshold"})
+
+    @classmethod
+    def default_names(cls, section: Section) -> dict[str, str]:
+        time = variable_name(section, "time", "t")
+        strain = variable_name(section, "elastic_strain", "elastic_strain")
+        return {
+            "deformation_rate": variable_name(section, "deformation_rate", "deformation_rate"),
+            "time": time,
+            "time_old": f"{time}~1",
+            "elastic_strain_old": f"{strain}~1",
+            "elastic_strain": strain,
+        }
+
+    def compute(
+        self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor], derivatives: bool
+    ) -> tuple[Tensors, Blocks, Blocks]:
+        d, old = x["deformation_rate"], x["elastic_strain_old"]
+        dt = (x["time"] - x["time_old"]).unsqueeze(-1)
+        scale, threshold = p["scale"], p["threshold"]
+        rest = (old.square().sum(-1).sqrt() < threshold).unsqueeze(-1)  # (B, 1)
+        out = {"elastic_strain": torch.where(rest, old + scale * dt * d, old)}
+        if not derivatives:
+            return out, {}, {}
+        on = rest.to(d.dtype)
+        eye = torch.eye(6, dtype=d.dtype).to(d.device).expand(d.shape[0], 6, 6)
+        jac = {
+            "elastic_strain": {
+                "deformation_rate": (on * scale * dt).unsqueeze(-1) * eye,
+                "time": on * scale * d,
+                "time_old": -on * scale * d,
+                "elastic_strain_old": eye.clone(),
+            }
+        }
+        pjac = {"elastic_strain": {"scale": on * dt * d, "threshold": torch.zeros_like(d)}}
+        return out, jac, pjac

@@ -4,18 +4,28 @@
 its ``model`` (a block of ``[Models]``, usually a ``ComposedModel`` of the blocks that
 make up the residuals), its ``unknowns`` (inputs of that model) and its ``residuals``
 (outputs, by default ``<unknown>_residual`` each). ``solver`` names a ``[Solvers]``
-block of ``type = Newton``. The unknowns start from the ``predictor``
-(``ConstantExtrapolationPredictor``: ``u~1``), or, without one, from inputs of the
-same names.
+block of ``type = Newton`` or ``NewtonWithLineSearch``. The unknowns start from the
+``predictor``, a model whose outputs are unknowns (``ConstantExtrapolationPredictor``:
+``u~1``; ``CrystalPlasticityStrainPredictor``; a ``ComposedModel`` of such), or, where
+it predicts none, from inputs of the same names. The predictor's inputs are inputs of
+the update; the solution does not depend on them through the guess, and its parameters
+are constants of the update.
+
+Unknowns may carry sub-batch axes (one dislocation density per slip system, declared
+in ``[Settings]/[example_batch_shape]``): :meth:`ImplicitUpdate.with_sub_batch` gives
+the residual model and the predictor the axes of each lag family ``u``/``u~1``, and
+every sub-batch entry is one more component of the point's system.
 
 Newton per point: ``u <- u - J^-1 r`` with ``J = dr/du`` from the residual model's
 analytic Jacobian, until ``|r| <= abs_tol`` or ``|r| <= rel_tol |r0|`` (``|.|`` the
-2-norm over every residual of the point), at most ``max_its`` updates. A converged
+2-norm over every residual of the point), at most ``max_its`` updates; with a line
+search (:class:`~neml2.solvers.LineSearch`) each update is scaled first. A converged
 point keeps its value while the others iterate. The derivatives are those of the
 converged solution (implicit function theorem): ``du/dg = -J^-1 dr/dg`` for the other
 inputs ``g`` and ``du/dp = -J^-1 dr/dp`` for the parameters.
 
-Under ``torch.export`` the iteration is one ``while_loop`` (:func:`neml2.solvers.iterate`)
+Under ``torch.export`` the iteration is one ``while_loop`` (:func:`neml2.solvers.iterate`;
+with a line search every trial is one pass of the loop, :func:`neml2.solvers.run_loop`)
 and ``J^-1`` a per-point elimination (:func:`neml2.solvers.solve_per_point`), so the
 graphs compile with AOTInductor; the residual model's blocks must then build their
 constants with factory ops, as a tensor constant inside the loop body does not lower.
@@ -29,8 +39,29 @@ from collections.abc import Mapping
 import torch
 
 from ..hit import Section
-from ..solvers import NEML2_MAX_ITS, Newton, iterate, solve_per_point, solver_for
-from .base import Blocks, Evaluation, Leaf, Model, Status, Tensors, Variable, build_model, register
+from ..solvers import (
+    NEML2_MAX_ITS,
+    LineSearch,
+    Newton,
+    iterate,
+    run_loop,
+    solve_per_point,
+    solver_for,
+)
+from .base import (
+    Blocks,
+    Evaluation,
+    Leaf,
+    Model,
+    Status,
+    Tensors,
+    Variable,
+    build_model,
+    register,
+    root_of,
+)
+
+Shape = tuple[int, ...]
 
 
 def _parent_block(section: Section, block: str) -> Section:
@@ -63,14 +94,30 @@ class ConstantExtrapolationPredictor(Leaf):
     type_name = "ConstantExtrapolationPredictor"
     options = frozenset({"unknowns_SR2", "unknowns_Scalar", "unknowns_MRP", "unknowns_R2"})
 
-    def __init__(self, name: str, unknowns: Mapping[str, tuple[int, ...]]) -> None:
+    def __init__(
+        self,
+        name: str,
+        unknowns: Mapping[str, tuple[int, ...]],
+        subs: Mapping[str, Shape] | None = None,
+    ) -> None:
+        #: unknown -> its shape per point, sub-batch axes first
         self.unknowns = dict(unknowns)
+        subs = subs or {}
         super().__init__(
             name,
-            [Variable(f"{u}~1", s) for u, s in unknowns.items()],
-            [Variable(u, s) for u, s in unknowns.items()],
+            [Variable(f"{u}~1", s, tuple(subs.get(u, ()))) for u, s in unknowns.items()],
+            [Variable(u, s, tuple(subs.get(u, ()))) for u, s in unknowns.items()],
             {},
         )
+
+    def with_sub_batch(self, subs: Mapping[str, Shape]) -> Model:
+        """Each unknown with the sub-batch axes of its ``u~1`` (one guess per entry)."""
+        axes = {u: tuple(subs.get(f"{u}~1", ())) for u in self.unknowns}
+        if not any(axes.values()):
+            return self
+        base = {u: v.base for u, v in zip(self.unknowns, self.outputs, strict=True)}
+        shapes = {u: (*axes[u], *base[u]) for u in self.unknowns}
+        return ConstantExtrapolationPredictor(self.name, shapes, axes)
 
     @classmethod
     def from_hit(cls, section: Section) -> Model:
@@ -105,6 +152,57 @@ class ConstantExtrapolationPredictor(Leaf):
         return out, jac, {}
 
 
+def _with_axes(
+    system: Model, predictor: Model | None, subs: Mapping[str, Shape]
+) -> tuple[Model, Model | None]:
+    """``system`` and ``predictor`` with the sub-batch axes of the lag families in ``subs``."""
+    family = {name.split("~", 1)[0]: tuple(shape) for name, shape in subs.items() if shape}
+
+    def axes(model: Model) -> dict[str, Shape]:
+        return {
+            v.name: family[v.name.split("~", 1)[0]]
+            for v in model.inputs
+            if v.name.split("~", 1)[0] in family
+        }
+
+    if not family:
+        return system, predictor
+    system = system.with_sub_batch(axes(system))
+    if predictor is not None:
+        predictor = predictor.with_sub_batch(axes(predictor))
+    return system, predictor
+
+
+def check_predictor(predictor: Model, unknowns: list[Variable], base: bool = False) -> list[str]:
+    """The unknowns ``predictor`` predicts; ValueError where it predicts something else, an
+    unknown of another shape (``base``: compare base shapes only, before sub-batch axes
+    are known) or reads an unknown itself, or is implicit."""
+    if predictor.implicit:
+        raise ValueError(f"predictor '{predictor.name}' is itself implicit; not supported")
+    by_name = {v.name: v for v in unknowns}
+    names = ", ".join(by_name)
+    for out in predictor.outputs:
+        if out.name not in by_name:
+            raise ValueError(
+                f"predictor '{predictor.name}' predicts '{out.name}', which is not an "
+                f"unknown; unknowns: {names}"
+            )
+        want = by_name[out.name]
+        got, expected = (out.base, want.base) if base else (out.shape, want.shape)
+        if got != expected:
+            raise ValueError(
+                f"predictor '{predictor.name}' predicts '{out.name}' of shape {got}, "
+                f"but the unknown has shape {expected}"
+            )
+    for v in predictor.inputs:
+        if v.name in by_name:
+            raise ValueError(
+                f"predictor '{predictor.name}' reads '{v.name}', an unknown of the system; "
+                "a predictor reads only inputs of the update"
+            )
+    return [v.name for v in unknowns if v.name in {o.name for o in predictor.outputs}]
+
+
 @register
 class ImplicitUpdate(Model):
     """Keys: ``equation_system``, ``solver``, ``predictor``; see the module docstring."""
@@ -129,23 +227,53 @@ class ImplicitUpdate(Model):
         unknowns: list[str],
         residuals: list[str],
         solver: Newton,
-        predicted: list[str],
+        predictor: Model | None = None,
     ) -> None:
         self.system = system
         self.unknowns = [system.variable(u) for u in unknowns]
         self.residuals = [system.variable(r) for r in residuals]
         self.solver = solver
-        self.predicted = predicted
-        inputs = [v for v in system.inputs if v.name not in predicted]
-        for u in self.unknowns:
-            if u.name in predicted and f"{u.name}~1" not in {v.name for v in inputs}:
-                inputs.append(Variable(f"{u.name}~1", u.shape))
+        self.predictor = predictor
+        sizes = (sum(v.size for v in self.unknowns), sum(v.size for v in self.residuals))
+        if sizes[0] != sizes[1]:
+            raise ValueError(
+                f"ImplicitUpdate '{name}': {sizes[0]} unknown components but {sizes[1]} "
+                "residual components"
+            )
+        self.predicted: list[str] = []
+        if predictor is not None:
+            self.predicted = check_predictor(predictor, self.unknowns)
+        inputs = [v for v in system.inputs if v.name not in self.predicted]
+        for v in predictor.inputs if predictor is not None else ():
+            if v.name not in {w.name for w in inputs}:
+                inputs.append(v)
         self.givens = [v for v in system.inputs if v.name not in unknowns]
         super().__init__(name, inputs, self.unknowns, system.parameters)
 
     @property
     def implicit(self) -> bool:
         return True
+
+    def with_sub_batch(self, subs: Mapping[str, Shape]) -> Model:
+        """The update with sub-batch axes on the variables of the lag families in ``subs``
+        (``u`` and ``u~1`` share theirs): the residual model and the predictor get them,
+        an unknown the axes its residual model gives it."""
+        if not any(subs.values()):
+            return self
+        system, predictor = _with_axes(self.system, self.predictor, subs)
+        return ImplicitUpdate(
+            self.name,
+            system,
+            [v.name for v in self.unknowns],
+            [v.name for v in self.residuals],
+            self.solver,
+            predictor,
+        )
+
+    def to(self, device: torch.device | str) -> Model:
+        if self.predictor is not None:
+            self.predictor.to(device)
+        return super().to(device)
 
     @classmethod
     def from_hit(cls, section: Section) -> Model:
@@ -196,28 +324,28 @@ class ImplicitUpdate(Model):
                     f"residual '{r}' is not an output of model '{system.name}'; "
                     f"outputs: {', '.join(v.name for v in system.outputs)}",
                 )
-        sizes = (
-            sum(system.variable(u).size for u in unknowns),
-            sum(system.variable(r).size for r in residuals),
-        )
-        if sizes[0] != sizes[1]:
-            raise system_block.error(
-                "unknowns",
-                f"[{system_block.full_name}]: {sizes[0]} unknown components but "
-                f"{sizes[1]} residual components",
-            )
-        predicted: list[str] = []
+        predictor: Model | None = None
         if "predictor" in section.params:
-            pred = _named(section, "predictor", "Models")
-            if pred.string("type", "") != ConstantExtrapolationPredictor.type_name:
-                raise section.error(
-                    "predictor",
-                    "parameter 'predictor': only a ConstantExtrapolationPredictor is supported",
-                )
-            predictor = build_model(pred)
-            predicted = [u for u in unknowns if u in {v.name for v in predictor.outputs}]
-        solver = solver_for(section, Newton(max_its=NEML2_MAX_ITS))
-        return cls(section.name, system, unknowns, residuals, solver, predicted)
+            predictor = build_model(_named(section, "predictor", "Models"))
+            try:
+                check_predictor(predictor, [system.variable(u) for u in unknowns], base=True)
+            except ValueError as err:
+                raise section.error("predictor", f"parameter 'predictor': {err}") from None
+        solver = solver_for(section, Newton(max_its=NEML2_MAX_ITS), line_search=True)
+        # the sub-batch axes the file declares: an unknown's may change the system's size
+        from .sub_batch import declared_sub_batch, lookup  # builds on this module's base
+
+        declared = declared_sub_batch(root_of(section))
+        named = [*system.inputs, *(predictor.inputs if predictor is not None else ())]
+        subs = {v.name: shape for v in named if (shape := lookup(declared, v.name))}
+        try:
+            system, predictor = _with_axes(system, predictor, subs)
+        except ValueError as err:
+            raise section.error(None, f"[{section.full_name}]: {err}") from None
+        try:
+            return cls(section.name, system, unknowns, residuals, solver, predictor)
+        except ValueError as err:
+            raise system_block.error("unknowns", f"[{system_block.full_name}]: {err}") from None
 
     # --- assembly of the per-point system ----------------------------------------------
 
@@ -267,6 +395,88 @@ class ImplicitUpdate(Model):
         )
         return ev, r, J
 
+    def _search(
+        self,
+        given: Mapping[str, torch.Tensor],
+        p: Mapping[str, torch.Tensor],
+        u0: torch.Tensor,
+        r0: torch.Tensor,
+        J0: torch.Tensor,
+        scale: torch.Tensor,
+        search: LineSearch,
+    ) -> torch.Tensor:
+        """Newton with a line search, per point: every pass of the loop evaluates one trial
+        ``u + alpha du`` and either takes it (the next iterate, whose update it then
+        computes from the same evaluation) or divides ``alpha`` by the cutback.
+
+        The state per point: the iterate ``u``, its update ``du``, ``alpha``, the trial
+        count ``k``, ``|r|^2`` and ``r . J^-1 r`` at ``u``, the updates taken, and
+        whether it converged. A point stops once converged or after ``max_its`` updates;
+        a stopped point is left unchanged, so its result does not depend on the others.
+        """
+        n, size = u0.shape
+        atol, rtol, cap = self.solver.abs_tol, self.solver.rel_tol, self.solver.max_its
+        eye = torch.eye(size, dtype=u0.dtype).to(u0.device).expand(n, size, size)
+
+        def converged(r: torch.Tensor) -> torch.Tensor:
+            norm = r.square().sum(-1).sqrt()
+            return (norm <= atol) | (norm <= rtol * scale)
+
+        def update(r: torch.Tensor, J: torch.Tensor, skip: torch.Tensor) -> torch.Tensor:
+            J = torch.where(skip.reshape(-1, 1, 1), eye, J)
+            return -solve_per_point(J, r.unsqueeze(-1)).squeeze(-1)
+
+        done0 = converged(r0)
+        du0 = update(r0, J0, done0)
+        ones = torch.ones(n, dtype=u0.dtype, device=u0.device)
+        state = (
+            u0.clone(),
+            du0,
+            ones,  # alpha
+            ones.clone(),  # k, the trial of this update
+            r0.square().sum(-1),
+            -(r0 * du0).sum(-1),  # r . J^-1 r
+            torch.zeros(n, dtype=torch.int64, device=u0.device),  # updates taken
+            done0,
+        )
+        limit = torch.zeros((), dtype=torch.int64, device=u0.device)
+
+        def stopped(its: torch.Tensor, done: torch.Tensor) -> torch.Tensor:
+            return done | (its >= cap)
+
+        def more(i: torch.Tensor, *s: torch.Tensor) -> torch.Tensor:
+            return (i < cap * search.trials) & ~stopped(s[6], s[7]).all()
+
+        def body(i: torch.Tensor, *s: torch.Tensor) -> tuple[torch.Tensor, ...]:
+            u, du, alpha, k, nr2, rdu, its, done = s
+            still = ~stopped(its, done)
+            trial = u + alpha.unsqueeze(-1) * du
+            _, r, J = self._system(given, trial, p)
+            tr2 = r.square().sum(-1)
+            if search.kind == "STRONG_WOLFE":
+                crit = (1 - search.stopping_criteria * alpha) * nr2
+            else:
+                crit = nr2 - 2 * search.stopping_criteria * alpha * rdu
+            take = still & ((tr2 <= crit) | (tr2 <= atol * atol) | (k >= search.trials))
+            now = converged(r)
+            step = update(r, J, ~take | now)
+            keep = ~take
+            return (
+                i + 1,
+                torch.where(take.unsqueeze(-1), trial, u),
+                torch.where(take.unsqueeze(-1), step, du),
+                torch.where(
+                    take, torch.ones_like(alpha), torch.where(still, alpha / search.cutback, alpha)
+                ),
+                torch.where(take, torch.ones_like(k), torch.where(still, k + 1, k)),
+                torch.where(take, tr2, nr2),
+                torch.where(take, -(r * step).sum(-1), rdu),
+                torch.where(take, its + 1, its),
+                torch.where(keep, done, now),
+            )
+
+        return run_loop(more, body, (limit, *state))[1]
+
     def evaluate(
         self,
         x: Mapping[str, torch.Tensor],
@@ -275,16 +485,14 @@ class ImplicitUpdate(Model):
         param_jacobian: bool = False,
     ) -> Evaluation:
         given = {v.name: x[v.name] for v in self.givens}
-        u0 = torch.cat(
-            [
-                (x[f"{v.name}~1"] if v.name in self.predicted else x[v.name]).reshape(-1, v.size)
-                for v in self.unknowns
-            ],
-            -1,
-        )
+        guess: Mapping[str, torch.Tensor] = x
+        if self.predictor is not None:
+            wanted = {v.name: x[v.name] for v in self.predictor.inputs}
+            guess = {**x, **self.predictor.evaluate(wanted, self.predictor.parameters).outputs}
+        u0 = torch.cat([guess[v.name].reshape(-1, v.size) for v in self.unknowns], -1)
         n, size = u0.shape
         atol, rtol = self.solver.abs_tol, self.solver.rel_tol
-        _, r0, _ = self._system(given, u0, p)
+        _, r0, J0 = self._system(given, u0, p)
         scale = r0.square().sum(-1).sqrt()
         eye = torch.eye(size, dtype=u0.dtype).to(u0.device).expand(n, size, size)
 
@@ -297,7 +505,11 @@ class ImplicitUpdate(Model):
             return torch.where(done.unsqueeze(-1), u, u - du), done
 
         start = torch.zeros(n, dtype=torch.bool, device=u0.device)
-        u = iterate(step, u0.clone(), start, self.solver.max_its)
+        if self.solver.searches:
+            assert self.solver.line_search is not None
+            u = self._search(given, p, u0, r0, J0, scale, self.solver.line_search)
+        else:
+            u = iterate(step, u0.clone(), start, self.solver.max_its)
         ev, r, J = self._system(given, u, p, param_jacobian)
         norm = r.square().sum(-1).sqrt()
         status = Status((norm <= atol) | (norm <= rtol * scale), norm)
