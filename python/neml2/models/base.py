@@ -84,6 +84,25 @@ class Evaluation:
     status: Status | None = None
 
 
+#: Second derivative blocks ``[output][a][b]``.
+Blocks2 = dict[str, dict[str, dict[str, torch.Tensor]]]
+
+
+@dataclass
+class SecondOrder:
+    """Outputs with their first and second derivatives by every argument, inputs and
+    parameters alike (NEML2's ``Normality`` needs them of the model it wraps).
+
+    Every block is batched: ``first[of][a]`` is ``(B, *of, *a)`` and ``second[of][a][b]``
+    ``(B, *of, *a, *b)``, with ``second[of][b][a]`` its transpose. A block absent from
+    either is zero.
+    """
+
+    outputs: Tensors
+    first: Blocks
+    second: Blocks2
+
+
 class Model:
     """A material model with analytic derivatives; see the module docstring."""
 
@@ -173,6 +192,19 @@ class Model:
     def param_jacobian_batched(self, of: str, param: str) -> bool:
         """Whether d(of)/d(param) depends on the batch."""
         return True
+
+    # --- second derivatives (the models NEML2's Normality may wrap) --------------------
+
+    def second_order(
+        self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor]
+    ) -> SecondOrder:
+        """Outputs with first and second derivatives by inputs and parameters; only where
+        :meth:`second_order_missing` is empty."""
+        raise NotImplementedError(f"{type(self).__name__} has no second derivatives")
+
+    def second_order_missing(self) -> list[str]:
+        """The models (``<type> '<name>'``) in this one that lack second derivatives."""
+        return [f"{self.type_name} '{self.name}'"]
 
     # --- derived kernels -------------------------------------------------------------
 
