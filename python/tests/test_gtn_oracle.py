@@ -2,11 +2,12 @@
 
 ``Normality`` on its own (the derivatives of the GTN yield function of a Mandel stress,
 whose Jacobian holds the function's second derivatives) is compared with NEML2 at two
-points, and its parameter Jacobian with central differences. The GTN viscoplastic model
-(tests/neml2_inputs/plasticity/gtn_viscoplastic.i) is driven over 20 steps
-of a triaxial load and partial unload, each step from the state the previous one left,
-and compared with NEML2 driven the same way at every step: outputs and Jacobians at
-rtol 1e-8. All of NEML2's answers come from one oracle process.
+points, and its parameter Jacobian with central differences. Two GTN models of
+tests/neml2_inputs/plasticity, a viscoplastic one (gtn_viscoplastic.i, a Perzyna flow
+rate) and a rate-independent one (gtn_rate_independent.i, a complementarity condition),
+are driven over 20 steps of a triaxial load and partial unload, each step from the state
+the previous one left, and compared with NEML2 driven the same way at every step:
+outputs and Jacobians at rtol 1e-8. All of NEML2's answers come from one oracle process.
 """
 
 from __future__ import annotations
@@ -36,7 +37,16 @@ F64 = torch.float64
 #: Steps of the drive; one point, as NEML2 3.1.0's eager solve of each dominates the time.
 STEPS = 20
 F0 = 0.02
-STATE = ("plastic_strain", "equivalent_plastic_strain", "void_fraction")
+#: The driven files and their unknowns (each given as ``<name>~1`` of the next step).
+DRIVEN = {
+    "gtn_viscoplastic.i": ("plastic_strain", "equivalent_plastic_strain", "void_fraction"),
+    "gtn_rate_independent.i": (
+        "plastic_strain",
+        "equivalent_plastic_strain",
+        "void_fraction",
+        "flow_rate",
+    ),
+}
 
 
 def build(name: str) -> Model:
@@ -65,16 +75,13 @@ def strain(step: int) -> torch.Tensor:
 
 
 @functools.cache
-def drive() -> tuple[list[dict], list[dict], list[dict]]:
-    """Our eager GTN model over STEPS steps from a void fraction F0: the inputs, outputs
-    and Jacobians of each step."""
-    model = build("gtn_viscoplastic.i")
+def drive(name: str) -> tuple[list[dict], list[dict], list[dict]]:
+    """Our eager GTN model ``name`` over STEPS steps from a void fraction F0 (the other
+    unknowns zero): the inputs, outputs and Jacobians of each step."""
+    model = build(name)
     assert model.implicit
-    state = {
-        "plastic_strain": torch.zeros(1, 6, dtype=F64),
-        "equivalent_plastic_strain": torch.zeros(1, dtype=F64),
-        "void_fraction": torch.full((1,), F0, dtype=F64),
-    }
+    state = {k: torch.zeros((1, *model.variable(k).shape), dtype=F64) for k in DRIVEN[name]}
+    state["void_fraction"] += F0
     steps, outputs, jacobians = [], [], []
     for step in range(1, STEPS + 1):
         x = {
@@ -88,26 +95,29 @@ def drive() -> tuple[list[dict], list[dict], list[dict]]:
         steps.append(x)
         outputs.append(ev.outputs)
         jacobians.append(ev.jacobian)
-        state = {k: ev.outputs[k] for k in STATE}
+        state = {k: ev.outputs[k] for k in state}
     return steps, outputs, jacobians
 
 
-def step_cases() -> list[Case]:
+def step_cases(name: str) -> list[Case]:
     """One case per step, its point given to NEML2 as a batch of one: NEML2 3.1.0's eager
     Newton solve raises IndexError on an SR2 unknown at an unbatched point."""
-    steps, _, _ = drive()
-    return [
-        Case(PLASTICITY / "gtn_viscoplastic.i", {k: v.unsqueeze(1) for k, v in x.items()})
-        for x in steps
-    ]
+    steps, _, _ = drive(name)
+    return [Case(PLASTICITY / name, {k: v.unsqueeze(1) for k, v in x.items()}) for x in steps]
 
 
 @pytest.fixture(scope="module")
 def theirs(oracle_folder):  # noqa: F811 (the fixture imported above)
-    return answers(oracle_folder, [NORMALITY, *step_cases()])
+    """NEML2's answers: ``normality`` to NORMALITY, each driven file's to its steps."""
+    cases = [NORMALITY, *(case for name in DRIVEN for case in step_cases(name))]
+    answered = answers(oracle_folder, cases)
+    first = iter(range(1, len(cases), STEPS))
+    return {"normality": answered[0]} | {
+        name: answered[start : start + STEPS] for name, start in zip(DRIVEN, first, strict=True)
+    }
 
 
-def test_normality_agrees_with_neml2(theirs: list[dict]) -> None:
+def test_normality_agrees_with_neml2(theirs: dict) -> None:
     model = NORMALITY.build()
     assert isinstance(model, Normality)
     assert [v.name for v in model.outputs] == [
@@ -115,7 +125,7 @@ def test_normality_agrees_with_neml2(theirs: list[dict]) -> None:
         "isotropic_hardening_direction",
         "void_direction",
     ]
-    check(NORMALITY, theirs[0])
+    check(NORMALITY, theirs["normality"])
 
 
 def test_normality_derivatives_by_differences() -> None:
@@ -144,20 +154,59 @@ def squeeze_points(value: object) -> object:
     return value.squeeze(1)
 
 
-def test_gtn_over_steps_agrees_with_neml2(theirs: list[dict]) -> None:
-    _, outputs, jacobians = drive()
+def without(blocks: dict, skip: tuple[str, ...]) -> dict:
+    """The Jacobian blocks less those by ``skip`` (the flow rate's are all kept)."""
+    return {
+        of: {wrt: b for wrt, b in row.items() if of == "flow_rate" or wrt not in skip}
+        for of, row in blocks.items()
+    }
+
+
+def compare_steps(name: str, theirs: list[dict], skip: tuple[str, ...] = ()) -> None:
+    """Our drive of ``name`` agrees with NEML2's answers at every step, but for the blocks
+    of the state and the stress by the inputs ``skip``."""
+    _, outputs, jacobians = drive(name)
+    assert len(theirs) == len(outputs) == STEPS
+    for step, (out, jac, ref) in enumerate(zip(outputs, jacobians, theirs, strict=True)):
+        what = f"{name} step {step + 1}"
+        assert "error" not in ref, f"NEML2 refused {what}: {ref['error']}"
+        assert_agree(out, squeeze_points(ref["outputs"]), f"{what} outputs")
+        ref_jac = squeeze_points(ref["jacobian"])
+        assert_agree(without(jac, skip), without(ref_jac, skip), f"{what} jacobian")
+
+
+def test_gtn_viscoplastic_over_steps_agrees_with_neml2(theirs: dict) -> None:
+    name = "gtn_viscoplastic.i"
+    _, outputs, _ = drive(name)
     # elastic for four steps, then the matrix flows and the voids grow; the unloading
     # steps end elastic, the void fraction kept
     assert torch.equal(outputs[3]["void_fraction"], torch.full((1,), F0, dtype=F64))
     assert float(outputs[4]["equivalent_plastic_strain"].min()) > 1e-4
     assert float(outputs[13]["void_fraction"].min()) > 1.2 * F0
     assert torch.equal(outputs[-1]["void_fraction"], outputs[-2]["void_fraction"])
-    answered = theirs[1:]
-    assert len(answered) == len(outputs) == STEPS
-    for step, (out, jac, ref) in enumerate(zip(outputs, jacobians, answered, strict=True)):
-        assert "error" not in ref, f"NEML2 refused step {step + 1}: {ref['error']}"
-        assert_agree(out, squeeze_points(ref["outputs"]), f"step {step + 1} outputs")
-        assert_agree(jac, squeeze_points(ref["jacobian"]), f"step {step + 1} jacobian")
+    compare_steps(name, theirs[name])
+
+
+def test_gtn_rate_independent_over_steps_agrees_with_neml2(theirs: dict) -> None:
+    """As the viscoplastic model, except the derivatives of the state and the stress by
+    the times: the solution does not depend on them, and both implementations give
+    zero up to round-off, a round-off of their own (the flow rate's are compared)."""
+    name = "gtn_rate_independent.i"
+    _, outputs, jacobians = drive(name)
+    # elastic (no flow at all) for four steps, then on the yield surface while loading;
+    # the unloading steps are elastic again
+    assert torch.equal(outputs[3]["flow_rate"], torch.zeros(1, dtype=F64))
+    assert float(outputs[4]["flow_rate"].min()) > 0.1
+    assert float(outputs[13]["void_fraction"].min()) > 1.2 * F0
+    assert torch.equal(outputs[-1]["flow_rate"], torch.zeros(1, dtype=F64))
+    for step, (out, jac, ref) in enumerate(zip(outputs, jacobians, theirs[name], strict=True)):
+        ref_jac = squeeze_points(ref["jacobian"])
+        for of in ("stress", *DRIVEN["gtn_viscoplastic.i"]):
+            bound = 1e-12 * (1.0 + float(out[of].abs().max()))
+            for wrt in ("t", "t~1"):
+                for block in (jac[of][wrt], ref_jac[of][wrt]):
+                    assert float(block.abs().max()) < bound, f"step {step + 1} d{of}/d{wrt}"
+    compare_steps(name, theirs[name], skip=("t", "t~1"))
 
 
 def test_gtn_parameter_jacobian_by_differences() -> None:
@@ -166,7 +215,7 @@ def test_gtn_parameter_jacobian_by_differences() -> None:
     parameters), against central differences of the solve. The step is relative to the
     parameter (1e-5 of it, 1e-9 for the zero offset of the elastic strain, which is a
     strain): a strain moved by oracle.py's 1e-6 bends the solution too much."""
-    steps, outputs, _ = drive()
+    steps, outputs, _ = drive("gtn_viscoplastic.i")
     x = steps[9]
     assert float(outputs[9]["equivalent_plastic_strain"].min()) > 1e-3
     model = build("gtn_viscoplastic.i")
