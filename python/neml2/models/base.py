@@ -10,6 +10,9 @@ derives ``jvp`` and ``param_vjp`` from the Jacobians. Shapes follow doc/artifact
 batched tensors are ``(B, *base)``, and a derivative block that does not depend on the
 batch is returned unbatched.
 
+Models that NEML2's ``Normality`` may wrap also give
+:meth:`Model.second_order`, their second derivatives by inputs and parameters.
+
 The kernels take their parameters explicitly and check nothing, so ``neml2.compile``
 can trace them with parameters either baked or passed as graph inputs; the public
 methods (``forward``, ``jvp``, ...) validate their arguments first, accept unbatched
