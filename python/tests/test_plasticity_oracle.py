@@ -1,9 +1,10 @@
 """Plasticity types (hardening rules, porous plasticity, Kocks-Mecking, annealing) against
 NEML2 3.1.0.
 
-Every file of tests/neml2_inputs/plasticity except the composed models is evaluated by
-NEML2 (one oracle process for the module) and by our eager model at a few points
-covering each branch; values and Jacobians agree at rtol 1e-8. The parameter
+Every file of tests/neml2_inputs/plasticity except the composed models and the GTN
+models with Normality (test_gtn_oracle.py) is evaluated by NEML2 (one oracle process for
+the module) and by our eager model at a few points covering each branch; values and
+Jacobians agree at rtol 1e-8. The parameter
 Jacobians, which NEML2 does not report, are checked against central differences of our
 forward. The composed models are driven over 24 time steps, each step starting from the
 state the previous one left, and compared with NEML2 driven the same way at every step.

@@ -13,6 +13,7 @@ from . import (  # noqa: F401
     interpolation,
     kinematics,
     kocks_mecking,
+    normality,
     porous,
     reduction,
     return_mapping,
@@ -34,6 +35,7 @@ from .combination import ScalarLinearCombination, SR2LinearCombination
 from .composed import ComposedModel
 from .elasticity import LinearIsotropicElasticity
 from .implicit import ConstantExtrapolationPredictor, ImplicitUpdate
+from .normality import Normality
 from .plasticity import (
     AssociativeIsotropicPlasticHardening,
     AssociativeJ2FlowDirection,
@@ -70,6 +72,7 @@ __all__ = [
     "LinearKinematicHardening",
     "MinMapComplementarity",
     "Model",
+    "Normality",
     "PerzynaPlasticFlowRate",
     "SR2Invariant",
     "SR2LinearCombination",

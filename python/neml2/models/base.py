@@ -10,6 +10,9 @@ derives ``jvp`` and ``param_vjp`` from the Jacobians. Shapes follow doc/artifact
 batched tensors are ``(B, *base)``, and a derivative block that does not depend on the
 batch is returned unbatched.
 
+Models that NEML2's ``Normality`` may wrap also give
+:meth:`Model.second_order`, their second derivatives by inputs and parameters.
+
 The kernels take their parameters explicitly and check nothing, so ``neml2.compile``
 can trace them with parameters either baked or passed as graph inputs; the public
 methods (``forward``, ``jvp``, ...) validate their arguments first, accept unbatched
@@ -82,6 +85,25 @@ class Evaluation:
     jacobian: Blocks = field(default_factory=dict)
     param_jacobian: Blocks = field(default_factory=dict)
     status: Status | None = None
+
+
+#: Second derivative blocks ``[output][a][b]``.
+Blocks2 = dict[str, dict[str, dict[str, torch.Tensor]]]
+
+
+@dataclass
+class SecondOrder:
+    """Outputs with their first and second derivatives by every argument, inputs and
+    parameters alike (NEML2's ``Normality`` needs them of the model it wraps).
+
+    Every block is batched: ``first[of][a]`` is ``(B, *of, *a)`` and ``second[of][a][b]``
+    ``(B, *of, *a, *b)``, with ``second[of][b][a]`` its transpose. A block absent from
+    either is zero.
+    """
+
+    outputs: Tensors
+    first: Blocks
+    second: Blocks2
 
 
 class Model:
@@ -173,6 +195,19 @@ class Model:
     def param_jacobian_batched(self, of: str, param: str) -> bool:
         """Whether d(of)/d(param) depends on the batch."""
         return True
+
+    # --- second derivatives (the models NEML2's Normality may wrap) --------------------
+
+    def second_order(
+        self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor]
+    ) -> SecondOrder:
+        """Outputs with first and second derivatives by inputs and parameters; only where
+        :meth:`second_order_missing` is empty."""
+        raise NotImplementedError(f"{type(self).__name__} has no second derivatives")
+
+    def second_order_missing(self) -> list[str]:
+        """The models (``<type> '<name>'``) in this one that lack second derivatives."""
+        return [f"{self.type_name} '{self.name}'"]
 
     # --- derived kernels -------------------------------------------------------------
 

@@ -22,6 +22,7 @@ from .base import (
     Blocks,
     Evaluation,
     Model,
+    SecondOrder,
     Status,
     Variable,
     build_model,
@@ -246,8 +247,79 @@ class ComposedModel(Model):
             }
         return result
 
+    # --- second derivatives by the chain rule -----------------------------------------
 
-def _add(row: dict[str, torch.Tensor], key: str, term: torch.Tensor) -> None:
+    def second_order_missing(self) -> list[str]:
+        return [name for m in self.models for name in m.second_order_missing()]
+
+    def second_order(
+        self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor]
+    ) -> SecondOrder:
+        """The second-order chain rule over the models in order. With ``T[c][a]`` the
+        derivative of a model's argument ``c`` by a composed argument ``a`` (the identity
+        where ``c`` is a composed input or a parameter):
+        ``d2 out / da db = sum_c J[out][c] . d2 c / da db
+        + sum_c,c' H[out][c][c'] : T[c][a] T[c'][b]``."""
+        values = dict(x)
+        n = next(iter(x.values())).shape[0]
+        shapes = {v.name: v.shape for m in self.models for v in (*m.inputs, *m.outputs)}
+        shapes.update({q: tuple(t.shape) for q, t in p.items()})
+        size = {k: math.prod(s) for k, s in shapes.items()}
+        # per produced variable, flattened: (n, v, a) and (n, v, a, b)
+        first: dict[str, dict[str, torch.Tensor]] = {}
+        second: dict[str, dict[tuple[str, str], torch.Tensor]] = {}
+        for m in self.models:
+            so = m.second_order({v.name: values[v.name] for v in m.inputs}, p)
+            values.update(so.outputs)
+            for out in m.outputs:
+                o = out.name
+                d1: dict[str, torch.Tensor] = {}
+                d2: dict[tuple[str, str], torch.Tensor] = {}
+                for c, block in so.first.get(o, {}).items():
+                    J = block.reshape(n, size[o], size[c])
+                    if c not in first:  # a composed input or a parameter
+                        _add(d1, c, J)
+                        continue
+                    for a, inner in first[c].items():
+                        _add(d1, a, (J.unsqueeze(-1) * inner.unsqueeze(1)).sum(2))
+                    for ab, inner in second[c].items():
+                        term = J.reshape(n, size[o], size[c], 1) * inner.reshape(
+                            n, 1, size[c], size[ab[0]] * size[ab[1]]
+                        )
+                        _add(d2, ab, term.sum(2).reshape(n, size[o], size[ab[0]], size[ab[1]]))
+                for c, row in so.second.get(o, {}).items():
+                    for c2, block in row.items():
+                        H = block.reshape(n, size[o], size[c], size[c2])
+                        for a, left in first.get(c, {c: None}).items():
+                            for b, right in first.get(c2, {c2: None}).items():
+                                _add(d2, (a, b), _sandwich(H, left, right))
+                first[o], second[o] = d1, d2
+        result = SecondOrder({o.name: values[o.name] for o in self.outputs}, {}, {})
+        for out in self.outputs:
+            o, of = out.name, out.shape
+            result.first[o] = {
+                a: block.reshape((n, *of, *shapes[a])) for a, block in first[o].items()
+            }
+            rows: dict[str, dict[str, torch.Tensor]] = {}
+            for (a, b), block in second[o].items():
+                rows.setdefault(a, {})[b] = block.reshape((n, *of, *shapes[a], *shapes[b]))
+            result.second[o] = rows
+        return result
+
+
+def _sandwich(
+    H: torch.Tensor, left: torch.Tensor | None, right: torch.Tensor | None
+) -> torch.Tensor:
+    """``H[o][c][c'] left[c][a] right[c'][b]`` per point, ``(n, o, a, b)``; None is the
+    identity. Multiply-and-sum, as :func:`~neml2.models.base.contract` explains."""
+    if left is not None:  # (n, o, c, c') by (n, c, a) -> (n, o, a, c')
+        H = (H.unsqueeze(3) * left.unsqueeze(1).unsqueeze(-1)).sum(2)
+    if right is not None:  # (n, o, a, c') by (n, c', b) -> (n, o, a, b)
+        H = (H.unsqueeze(-1) * right.unsqueeze(1).unsqueeze(1)).sum(3)
+    return H
+
+
+def _add(row: dict, key: object, term: torch.Tensor) -> None:
     """Sum the chain rule's terms (an unbatched term broadcasts against a batched sum)."""
     row[key] = row[key] + term if key in row else term
 

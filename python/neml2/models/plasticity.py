@@ -15,7 +15,18 @@ from typing import ClassVar
 import torch
 
 from ..hit import Section
-from .base import Blocks, Leaf, Model, Tensors, Variable, check_distinct, register, variable_name
+from .base import (
+    Blocks,
+    Blocks2,
+    Leaf,
+    Model,
+    SecondOrder,
+    Tensors,
+    Variable,
+    check_distinct,
+    register,
+    variable_name,
+)
 
 SR2 = (6,)
 SCALAR: tuple[int, ...] = ()
@@ -148,6 +159,60 @@ class Block(Leaf):
     ) -> tuple[Tensors, Blocks, Blocks]:
         raise NotImplementedError
 
+    # --- second derivatives ------------------------------------------------------------
+
+    def compute_second(
+        self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor]
+    ) -> dict[str, dict[tuple[str, str], torch.Tensor]]:
+        """The non-zero second derivatives ``[output key][(a, b)]`` by input and parameter
+        keys, each pair in one order (the other is its transpose); a block may broadcast
+        to ``(B, *of, *a, *b)``. A type with second derivatives overrides this."""
+        raise NotImplementedError
+
+    def second_order_missing(self) -> list[str]:
+        if type(self).compute_second is Block.compute_second:
+            return super().second_order_missing()
+        return []
+
+    def second_order(
+        self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor]
+    ) -> SecondOrder:
+        xs = {k: x[v] for k, v in self.names.items() if v in x and self._is_input(k)}
+        ps = {k: p[f"{self.name}.{k}"] for k, _ in self.params_spec}
+        out, jac, pjac = self.compute(xs, ps, True)
+        n = next(iter(x.values())).shape[0]
+        shapes = {k: v.shape[1:] for k, v in xs.items()}
+        shapes.update({k: v.shape for k, v in ps.items()})
+
+        def arg(key: str) -> str:
+            return self.names[key] if key in xs else f"{self.name}.{key}"
+
+        first: Blocks = {}
+        for o, v in out.items():
+            row = {**jac.get(o, {}), **pjac.get(o, {})}
+            of = tuple(v.shape[1:])
+            first[self.names[o]] = {arg(a): b.expand((n, *of, *shapes[a])) for a, b in row.items()}
+        second: Blocks2 = {self.names[o]: {} for o in out}
+        for o, pairs in self.compute_second(xs, ps).items():
+            of = tuple(out[o].shape[1:])
+            rows = second[self.names[o]]
+            for (a, b), block in pairs.items():
+                block = block.expand((n, *of, *shapes[a], *shapes[b]))
+                rows.setdefault(arg(a), {})[arg(b)] = block
+                if a != b:
+                    rows.setdefault(arg(b), {})[arg(a)] = _transpose(
+                        block, len(of), len(shapes[a]), len(shapes[b])
+                    )
+        return SecondOrder({self.names[o]: v for o, v in out.items()}, first, second)
+
+
+def _transpose(block: torch.Tensor, nof: int, na: int, nb: int) -> torch.Tensor:
+    """``(B, *of, *a, *b)`` as ``(B, *of, *b, *a)``."""
+    lead = list(range(1 + nof))
+    a = list(range(1 + nof, 1 + nof + na))
+    b = list(range(1 + nof + na, 1 + nof + na + nb))
+    return block.permute(lead + b + a)
+
 
 def _full(block: torch.Tensor, n: int) -> torch.Tensor:
     """A parameter block as ``(n, *of)``: a 0-d (point-independent) one is repeated."""
@@ -198,6 +263,19 @@ class SR2Invariant(Block):
         d = c * dev / value.unsqueeze(-1)
         return {"invariant": value}, {"invariant": {"tensor": d}}, {}
 
+    def compute_second(
+        self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor]
+    ) -> dict[str, dict[tuple[str, str], torch.Tensor]]:
+        """``c P / v - c^2 dev (x) dev / v^3`` (``P`` the deviatoric projector); I1 is linear."""
+        if self.kind == "I1":
+            return {}
+        a = x["tensor"]
+        c = self.KINDS[self.kind]
+        dev = deviator(a)
+        v = torch.sqrt(c * dev.square().sum(-1) + torch.finfo(a.dtype).eps).reshape(-1, 1, 1)
+        block = c / v * projector(a) - c * c * outer(dev, dev) / v**3
+        return {"invariant": {("tensor", "tensor"): block}}
+
 
 @register
 class AssociativeJ2FlowDirection(Block):
@@ -239,6 +317,12 @@ class IsotropicMandelStress(Block):
         eye = batched(torch.eye(6, dtype=s.dtype).to(s.device), s.shape[0])
         return {"mandel_stress": s}, {"mandel_stress": {"cauchy_stress": eye}}, {}
 
+    def compute_second(
+        self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor]
+    ) -> dict[str, dict[tuple[str, str], torch.Tensor]]:
+        """Linear: no second derivatives."""
+        return {}
+
 
 @register
 class YieldFunction(Block):
@@ -264,6 +348,12 @@ class YieldFunction(Block):
             jac["isotropic_hardening"] = torch.full_like(s, -SQRT23)
         pjac = {"yield_function": {"yield_stress": torch.full_like(s, -SQRT23)}}
         return {"yield_function": f}, {"yield_function": jac}, pjac
+
+    def compute_second(
+        self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor]
+    ) -> dict[str, dict[tuple[str, str], torch.Tensor]]:
+        """Linear in its inputs and its parameter: no second derivatives."""
+        return {}
 
 
 @register

@@ -57,6 +57,47 @@ class GTNYieldFunction(Block):
         }
         return {"yield_function": f}, {"yield_function": jac}, {"yield_function": pjac}
 
+    def compute_second(
+        self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor]
+    ) -> dict[str, dict[tuple[str, str], torch.Tensor]]:
+        """With ``a = q2 sp / (2 sf)``, ``C = cosh a``, ``S = sinh a``: ``sf`` enters through
+        ``yield_stress`` and ``isotropic_hardening`` alike, so both share its derivatives."""
+        se, sp, phi = x["flow_invariant"], x["poro_invariant"], x["void_fraction"]
+        q1, q2, q3 = p["q1"], p["q2"], p["q3"]
+        sf = p["yield_stress"] + x.get("isotropic_hardening", torch.zeros_like(se))
+        a = q2 / 2 * sp / sf
+        cosh, sinh = torch.cosh(a), torch.sinh(a)
+        mixed = sinh + a * cosh  # d(a sinh a)/da
+        d2: dict[tuple[str, str], torch.Tensor] = {
+            ("flow_invariant", "flow_invariant"): 2 / sf**2,
+            ("poro_invariant", "poro_invariant"): q1 * phi * q2**2 * cosh / (2 * sf**2),
+            ("poro_invariant", "void_fraction"): q1 * q2 * sinh / sf,
+            ("poro_invariant", "q1"): phi * q2 * sinh / sf,
+            ("poro_invariant", "q2"): q1 * phi * mixed / sf,
+            ("void_fraction", "void_fraction"): -2 * q3 * torch.ones_like(phi),
+            ("void_fraction", "q1"): 2 * cosh,
+            ("void_fraction", "q2"): q1 * sp * sinh / sf,
+            ("void_fraction", "q3"): -2 * phi,
+            ("q1", "q2"): phi * sp * sinh / sf,
+            ("q2", "q2"): q1 * phi * sp**2 * cosh / (2 * sf**2),
+        }
+        # the derivatives by sf, for each key through which sf enters
+        by_sf = {
+            "flow_invariant": -4 * se / sf**3,
+            "poro_invariant": -q1 * phi * q2 * mixed / sf**2,
+            "void_fraction": -2 * q1 * a * sinh / sf,
+            "q1": -2 * phi * a * sinh / sf,
+            "q2": -q1 * phi * sp * mixed / sf**2,
+        }
+        sf_sf = 6 * se**2 / sf**4 + 2 * q1 * phi * a * (2 * sinh + a * cosh) / sf**2
+        keys = ["yield_stress"] + (["isotropic_hardening"] if "isotropic_hardening" in x else [])
+        for i, key in enumerate(keys):
+            for other, block in by_sf.items():
+                d2[(other, key)] = block
+            for second in keys[i:]:
+                d2[(key, second)] = sf_sf
+        return {"yield_function": d2}
+
 
 @register
 class GursonCavitation(Block):
