@@ -17,9 +17,15 @@ from neml2 import hit
 from neml2.errors import HitError
 from neml2.models import Model, build_model
 
-from .oracle import Case, answers, check, oracle_folder  # noqa: F401
+from .oracle import (  # noqa: F401
+    Case,
+    answers,
+    check,
+    oracle_folder,
+    parameter_jacobian_by_differences,
+)
 from .test_neml2_oracle import INPUTS, assert_agree
-from .test_viscoelasticity_oracle import exports, parameter_jacobian_by_differences
+from .test_viscoelasticity_oracle import exports
 
 FOLDER = INPUTS / "cohesive"
 F64 = torch.float64
@@ -238,7 +244,7 @@ def test_branches_are_covered() -> None:
 @pytest.mark.parametrize("index", range(len(CASES)), ids=[c.id for c in CASES])
 def test_parameter_jacobian_by_differences(index: int) -> None:
     case = CASES[index]
-    parameter_jacobian_by_differences(case.build(), case.inputs)
+    parameter_jacobian_by_differences(case.build(), case.inputs, case.id, atol=1e-7)
 
 
 def build(text: str) -> Model:
