@@ -258,11 +258,11 @@ def build(text: str) -> Model:
         ("type = BilinearTraction\n critical_separation = 1\n full_separation = 2", "penalty"),
         ("type = ModeMixity\n damage = d", "unknown parameter 'damage'"),
         ("type = SalehaniIraniTraction\n damage~1 = d", "unknown parameter"),
-        # a parameter given as a variable name is not supported
+        # a parameter NEML2 does not let a variable give (mode_mixity it does)
         (
             "type = CamanhoDavilaCriticalSeparation\n mode_mixity = beta\n"
-            " penalty_stiffness = 1\n normal_strength = 1\n shear_strength = 1",
-            "mode_mixity",
+            " penalty_stiffness = k\n normal_strength = 1\n shear_strength = 1",
+            "parameter 'penalty_stiffness': expected a number, got 'k'",
         ),
     ],
 )
