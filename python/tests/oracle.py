@@ -98,6 +98,22 @@ def answers(folder: Path, cases: Sequence[Case]) -> list[dict]:
     return [c["steps"][0] if "steps" in c else c for c in torch.load(result)["cases"]]
 
 
+def unit_test_answers(folder: Path, files: Sequence[Path]) -> list[dict]:
+    """NEML2's own ModelUnitTest driver on every file (its value checks), from one oracle
+    process: ``{"values": outputs checked}``, or ``{"error": message}`` where it failed."""
+    request, result = folder / "unit_request.pt", folder / "unit_result.pt"
+    torch.save({"unit_tests": [str(f) for f in files]}, request)
+    done = subprocess.run(
+        [oracle_python(), str(ORACLE), str(request), str(result)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=oracle_env(),
+    )
+    assert done.returncode == 0, f"the NEML2 oracle failed: {done.stderr[-3000:]}"
+    return torch.load(result)["unit_tests"]
+
+
 def full_jacobian(model: Model, x: Mapping[str, torch.Tensor]) -> dict:
     """Our Jacobian, every block ``(B, *of, *wrt)``: an unbatched block repeated."""
     batch = next(iter(x.values())).shape[0] if x else 1

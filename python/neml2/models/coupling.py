@@ -19,6 +19,7 @@ its own. Implicit models (an ``ImplicitUpdate``) do not.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping, Sequence
 
 import torch
@@ -104,6 +105,8 @@ class Coupling:
     shape: tuple[int, ...] | None = None  #: the shape of the provider's output
 
 
+#: A variable or model name: a letter or underscore first (so ``0,3`` is a mistyped number).
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_~:/\-]*")
 #: The blocks whose coupled parameters are being resolved, to report a cycle.
 _RESOLVING: list[str] = []
 
@@ -137,7 +140,10 @@ def _resolve(
     models = section.parent
     assert models is not None
     name, _, output = word.partition(".")
-    if "." in output or (output and models.child(name) is None):
+    names = (name, output) if output else (name,)
+    if "." in output or not all(_NAME.fullmatch(n) for n in names):
+        raise section.error(key, f"parameter '{key}': expected a number, got '{word}'")
+    if output and models.child(name) is None:
         raise section.error(
             key,
             f"parameter '{key}': expected a number, got '{word}' (nor is it a [Tensors] "
