@@ -33,6 +33,7 @@ from .errors import Neml2Error
 from .hit import Section
 from .models import Model, model_section
 from .models.base import Pair
+from .models.coupling import coupled_leaves
 from .models.sub_batch import build_with_settings
 
 #: Batch size of the example inputs. Inductor takes it as the size hint of the dynamic
@@ -450,6 +451,14 @@ def prepare(req: Request) -> Prepared:
             "type", f"[{section.full_name}]: already a compiled model; compile its source .i"
         )
     model = build_with_settings(root, req.model)
+    for leaf in coupled_leaves(model):
+        param, variable = next(iter(leaf.coupled.items()))
+        raise Neml2Error(
+            f"model '{leaf.name}': parameter '{param}' is given by the variable '{variable}'; "
+            "such a model evaluates in Python (neml2.load_model, neml2-run) but cannot be "
+            "compiled yet: give the parameter a value (promote it with -p to change it at "
+            "run time)"
+        )
     dtype = artifact.DTYPES[req.dtype]
     check_dtype(model, section, dtype)
     model.parameters = {k: v.to(dtype) for k, v in model.parameters.items()}

@@ -1,4 +1,5 @@
-"""neml2-run: evaluate a model's forward on random or given inputs and summarize the result."""
+"""neml2-run: evaluate a model's forward on random or given inputs and summarize the result,
+or run the ModelUnitTest driver of a NEML2 test-style input file (``--unit-test``)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from .cli import parse_device, run_main
 from .errors import Neml2Error
 from .models import Model
 from .shim import CompiledModel, load_model
+from .unit_test import run_unit_test
 
 DEFAULT_BATCH = 16
 #: Random inputs are uniform in [0, scale): strain-sized by default, so that models with a
@@ -57,7 +59,15 @@ def make_parser() -> argparse.ArgumentParser:
         prog="neml2-run", description="Evaluate a model's forward once and summarize it."
     )
     parser.add_argument("file", metavar="FILE", help="model .i or compiled stub (*_aoti.i)")
-    parser.add_argument("--model", required=True, help="name of the model block in [Models]")
+    parser.add_argument("--model", help="name of the model block in [Models]")
+    parser.add_argument(
+        "--unit-test",
+        nargs="?",
+        const="",
+        metavar="DRIVER",
+        help="run the file's ModelUnitTest driver (the one named DRIVER, or the only one) "
+        "and check the model against it; exit status 1 when a check fails",
+    )
     parser.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N (default: cpu)")
     source = parser.add_mutually_exclusive_group()
     source.add_argument(
@@ -81,6 +91,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = make_parser().parse_args(argv)
 
     def body() -> int:
+        if args.unit_test is not None:
+            return unit_test(args)
+        if args.model is None:
+            raise Neml2Error("--model NAME is required (or --unit-test to run the file's driver)")
         if args.batch is not None and args.batch < 0:
             raise Neml2Error(f"--batch {args.batch}: expected a batch size >= 0")
         if args.repeat < 1:
@@ -118,6 +132,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
     return run_main("neml2-run", body)
+
+
+def unit_test(args: argparse.Namespace) -> int:
+    """``--unit-test``: one line per check, then a summary; 0 when every check passes."""
+    if args.model is not None or args.input is not None or args.batch is not None:
+        raise Neml2Error(
+            "--unit-test takes the model and its inputs from the driver: drop "
+            "--model, --input and --batch"
+        )
+    torch.set_default_device(parse_device(args.device))
+    report = run_unit_test(args.file, args.unit_test or None)
+    print(f"{args.file}: [Drivers/{report.driver}] on model '{report.model}'")
+    for check in report.checks:
+        status = {True: "ok", False: "FAILED", None: "skipped"}[check.ok]
+        print(f"  {status:<8} {check.name}" + (f": {check.detail}" if check.detail else ""))
+    failed = len(report.failures)
+    print(
+        f"{len(report.checks) - failed} of {len(report.checks)} checks passed"
+        if not failed
+        else f"{failed} of {len(report.checks)} checks FAILED"
+    )
+    return 0 if report.ok else 1
 
 
 if __name__ == "__main__":

@@ -98,6 +98,22 @@ def answers(folder: Path, cases: Sequence[Case]) -> list[dict]:
     return [c["steps"][0] if "steps" in c else c for c in torch.load(result)["cases"]]
 
 
+def unit_test_answers(folder: Path, files: Sequence[Path]) -> list[dict]:
+    """NEML2's own ModelUnitTest driver on every file (its value checks), from one oracle
+    process: ``{"values": outputs checked}``, or ``{"error": message}`` where it failed."""
+    request, result = folder / "unit_request.pt", folder / "unit_result.pt"
+    torch.save({"unit_tests": [str(f) for f in files]}, request)
+    done = subprocess.run(
+        [oracle_python(), str(ORACLE), str(request), str(result)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=oracle_env(),
+    )
+    assert done.returncode == 0, f"the NEML2 oracle failed: {done.stderr[-3000:]}"
+    return torch.load(result)["unit_tests"]
+
+
 def full_jacobian(model: Model, x: Mapping[str, torch.Tensor]) -> dict:
     """Our Jacobian, every block ``(B, *of, *wrt)``: an unbatched block repeated."""
     batch = next(iter(x.values())).shape[0] if x else 1
@@ -195,31 +211,69 @@ def oracle_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("oracle")
 
 
-def parameter_jacobian_by_differences(
-    model: Model, x: Mapping[str, torch.Tensor], what: str
-) -> None:
-    """Every parameter Jacobian block of ``model`` at ``x`` agrees with central differences."""
-    pjac = model.param_jacobian(dict(x))
-    for name, value in list(model.parameters.items()):
-        flat = value.reshape(-1)
-        for j in range(flat.numel()):
-            h = 1e-6 * max(1.0, float(flat[j].abs()))
+def parameter_differences(
+    model: Model, x: Mapping[str, torch.Tensor], name: str
+) -> dict[str, torch.Tensor]:
+    """d(output)/d(parameter ``name``) of every output of ``model`` at ``x`` by central
+    differences, ``(*output, *parameter)`` with the output's batch axis if it has one.
+
+    Each component moves by ``h = 1e-6 max(1, max |parameter|)``, in place (so composed,
+    sub-batched and implicit models, which share their parameter tensors, see the change),
+    and the parameter is restored exactly.
+    """
+    value = model.named_parameters()[name]
+    saved = value.clone()
+    h = 1e-6 * max(1.0, float(saved.abs().max())) if saved.numel() else 1e-6
+    columns: dict[str, list[torch.Tensor]] = {}
+    try:
+        for j in range(saved.numel()):
             results = []
             for step in (h, -h):
-                moved = flat.clone()
-                moved[j] += step
-                model.parameters[name] = moved.reshape(value.shape)
+                moved = saved.clone()
+                moved.view(-1)[j] += step
+                value.copy_(moved)
                 results.append(model.forward(dict(x)))
-            model.parameters[name] = value
-            for out, block in pjac.items():
-                column = block[name].reshape(
-                    *block[name].shape[: block[name].dim() - value.dim()], -1
-                )
-                expected = (results[0][out] - results[1][out]) / (2 * h)
+            for out, plus in results[0].items():
+                columns.setdefault(out, []).append((plus - results[1][out]) / (2 * h))
+    finally:
+        value.copy_(saved)
+    return {
+        out: torch.stack(cols, dim=-1).reshape((*cols[0].shape, *saved.shape))
+        for out, cols in columns.items()
+    }
+
+
+def parameter_jacobian_by_differences(
+    model: Model,
+    x: Mapping[str, torch.Tensor],
+    what: str = "",
+    *,
+    atol: float = 1e-6,
+    scaled: bool = True,
+) -> None:
+    """Every parameter Jacobian block of ``model`` at ``x`` agrees with
+    :func:`parameter_differences`, component by component (rtol 1e-6).
+
+    ``atol`` is absolute, or, where ``scaled``, a multiple of ``max(1, max |difference|)``
+    of the component. A point-independent block (unbatched) or the unbatched output of a
+    model without inputs is compared at every point.
+    """
+    pjac = model.param_jacobian(dict(x))
+    for name, value in model.parameters.items():
+        differences = parameter_differences(model, x, name)
+        count = max(1, value.numel())
+        for out, row in pjac.items():
+            size = model.variable(out).size
+            want = differences[out].reshape(-1, size, count)
+            have = row[name].reshape(-1, size, count)
+            points = max(want.shape[0], have.shape[0])
+            for j in range(value.numel()):
+                expected = want[..., j]
+                tolerance = atol * max(1.0, float(expected.abs().max())) if scaled else atol
                 torch.testing.assert_close(
-                    column[..., j],
-                    expected,
+                    have[..., j].expand(points, size),
+                    expected.expand(points, size),
                     rtol=1e-6,
-                    atol=1e-6 * max(1.0, float(expected.abs().max())),
+                    atol=tolerance,
                     msg=f"{what} d{out}/d{name}[{j}]",
                 )

@@ -18,6 +18,7 @@ from neml2.models import (
 )
 
 from .conftest import FIXTURES
+from .oracle import parameter_differences
 from .test_viscoplasticity import DT_FAIL, STRAIN_FAIL, assert_relative
 
 F64 = torch.float64
@@ -128,17 +129,7 @@ def fd(model: Model, x: dict[str, torch.Tensor], out: str, name: str) -> torch.T
         plus = model.forward({**x, name: x[name] + h})[out]
         minus = model.forward({**x, name: x[name] - h})[out]
         return (plus - minus) / (2 * h)
-    param = model.named_parameters()[name]
-    value = param.item()
-    h = 1e-6 * abs(value)
-    try:
-        param.fill_(value + h)
-        plus = model.forward(x)[out]
-        param.fill_(value - h)
-        minus = model.forward(x)[out]
-    finally:
-        param.fill_(value)
-    return (plus - minus) / (2 * h)
+    return parameter_differences(model, x, name)[out]
 
 
 def fd_strain(model: Model, x: dict[str, torch.Tensor], j: int) -> torch.Tensor:

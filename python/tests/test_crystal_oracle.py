@@ -10,7 +10,14 @@ import torch
 from neml2.tensors import mrp_to_matrix
 
 from .conftest import REPO
-from .oracle import Case, answers, check, check_by_differences, oracle_folder  # noqa: F401
+from .oracle import (  # noqa: F401
+    Case,
+    answers,
+    check,
+    check_by_differences,
+    oracle_folder,
+    parameter_jacobian_by_differences,
+)
 
 INPUTS = REPO / "tests" / "neml2_inputs" / "crystal"
 B = 3
@@ -130,20 +137,8 @@ WITH_PARAMETERS = [i for i, c in enumerate(CASES) if c.build().parameters]
 @pytest.mark.parametrize("index", WITH_PARAMETERS, ids=[CASES[i].id for i in WITH_PARAMETERS])
 def test_parameter_derivatives_agree_with_differences(index: int) -> None:
     model, x = CASES[index].build(), dict(CASES[index].inputs)
-    pjac = model.param_jacobian(x)
-    assert pjac, "no parameter Jacobian"
-    for name, value in model.parameters.items():
-        h = 1e-6 * max(1.0, abs(float(value)))
-        base = value.clone()
-        value.copy_(base + h)
-        up = model.forward(x)
-        value.copy_(base - h)
-        down = model.forward(x)
-        value.copy_(base)
-        for of, hi in up.items():
-            difference = (hi - down[of]) / (2 * h)
-            block = pjac[of][name].expand_as(difference)  # a zero block comes unbatched
-            torch.testing.assert_close(block, difference, rtol=1e-6, atol=1e-9, msg=f"{of}/{name}")
+    assert model.param_jacobian(x), "no parameter Jacobian"
+    parameter_jacobian_by_differences(model, x, CASES[index].id, atol=1e-9, scaled=False)
 
 
 def test_slip_axis_reaches_every_model_downstream() -> None:

@@ -20,7 +20,13 @@ from neml2.models import build_model
 from neml2.models.generic import TYPES
 from neml2.tensors import base_shape
 
-from .oracle import Case, answers, check, oracle_folder  # noqa: F401
+from .oracle import (  # noqa: F401
+    Case,
+    answers,
+    check,
+    oracle_folder,
+    parameter_jacobian_by_differences,
+)
 
 INPUTS = Path(__file__).resolve().parents[2] / "tests" / "neml2_inputs" / "generic"
 F64 = torch.float64
@@ -223,27 +229,8 @@ def test_agrees_with_neml2(index: int, theirs: list[dict]) -> None:
 def test_parameter_derivatives_by_differences(stem: str) -> None:
     """d output / d parameter (which NEML2's oracle does not give) by central differences."""
     case = next(c for c in CASES if c.id == stem)
-    model = case.build()
     x = {k: v.clone() for k, v in case.inputs.items()}
-    pjac = model.param_jacobian(x)
-    for name, value in model.parameters.items():
-        flat = value.reshape(-1)
-        for j in range(flat.numel()):
-            saved = float(flat[j])
-            h = 1e-6 * max(1.0, abs(saved))
-            flat[j] = saved + h
-            up = model.forward(x)
-            flat[j] = saved - h
-            down = model.forward(x)
-            flat[j] = saved
-            for of, hi in up.items():
-                var = model.variable(of)
-                block = pjac[of][name].reshape(-1, var.size, value.numel())
-                column = block[..., j].expand(case.batch, var.size)
-                difference = ((hi - down[of]) / (2 * h)).reshape(-1, var.size)
-                torch.testing.assert_close(
-                    column, difference.expand(case.batch, var.size), rtol=1e-6, atol=1e-6
-                )
+    parameter_jacobian_by_differences(case.build(), x, case.id, atol=1e-6, scaled=False)
 
 
 def build(body: str):

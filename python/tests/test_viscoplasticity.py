@@ -14,6 +14,7 @@ from neml2.errors import ConvergenceError, HitError, Neml2Error
 from neml2.models import J2Viscoplasticity, LinearIsotropicElasticity, Model, build_model
 
 from .conftest import FIXTURES
+from .oracle import parameter_differences
 
 F64 = torch.float64
 PARAMS = {"E": 200000.0, "nu": 0.3, "sy": 100.0, "Q": 50.0, "b": 20.0, "eta": 150.0, "n": 4.0}
@@ -322,17 +323,7 @@ def fd_input(model: Model, x: dict[str, torch.Tensor], name: str, out: str) -> t
 
 
 def fd_param(model: Model, x: dict[str, torch.Tensor], name: str, out: str) -> torch.Tensor:
-    param = model.named_parameters()[name]
-    value = param.item()
-    h = 1e-6 * abs(value)
-    try:
-        param.fill_(value + h)
-        plus = model.forward(x)[out]
-        param.fill_(value - h)
-        minus = model.forward(x)[out]
-    finally:
-        param.fill_(value)
-    return (plus - minus) / (2 * h)
+    return parameter_differences(model, x, name)[out]
 
 
 @pytest.mark.parametrize("wrt", INPUTS)

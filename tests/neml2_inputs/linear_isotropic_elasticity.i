@@ -12,12 +12,12 @@
 
 [Tensors]
   [E]
-    type = FillSR2
-    values = '0.09 0.04 -0.02'
+    type = Python
+    expr = 'SR2.fill(0.09, 0.04, -0.02, dtype=torch.float64)'
   []
   [S]
-    type = FillSR2
-    values = '13.2692 9.4231 4.8077'
+    type = Python
+    expr = 'SR2.fill(13.2692, 9.4231, 4.8077, dtype=torch.float64)'
   []
 []
 

@@ -10,7 +10,9 @@ with NEML2's eager outputs and Jacobian blocks, ``(B, *of, *wrt)``; with
 build, which can take NEML2 long to find out). A REQUEST of the form
 ``{"cases": [request, ...]}`` answers several files in one process: RESULT then holds
 ``{"version", "cases": [{"steps": ...} or {"error": message}, ...]}``, an error being
-what NEML2 raised for that case.
+what NEML2 raised for that case. A REQUEST ``{"unit_tests": [path, ...]}`` runs the value
+checks of NEML2's own ModelUnitTest driver on each test-style file: RESULT then holds
+``{"version", "unit_tests": [{"values": number of outputs checked} or {"error": message}]}``.
 """
 
 from __future__ import annotations
@@ -129,11 +131,26 @@ def jacobians(model: object, request: dict) -> list[dict]:
     return steps
 
 
+def unit_test(path: str) -> dict:
+    """NEML2's ModelUnitTest driver of one file, its value checks (its derivative checks
+    are NEML2's own consistency checks, not the file's values)."""
+    from neml2.drivers.ModelUnitTest import ModelUnitTest
+
+    try:
+        return {
+            "values": ModelUnitTest.from_file(path).run(check_dvalue=False).value_checks
+        }
+    except Exception as err:  # noqa: BLE001 (reported per file, compared by the test)
+        return {"error": f"{type(err).__name__}: {err}"}
+
+
 def main(request_path: str, result_path: str) -> None:
     request = torch.load(request_path)
     version = getattr(neml2, "__version__", "unknown")
     result: dict = {"version": str(version), "torch": str(torch.__version__)}
-    if "cases" in request:
+    if "unit_tests" in request:
+        result["unit_tests"] = [unit_test(path) for path in request["unit_tests"]]
+    elif "cases" in request:
         cases = []
         for case in request["cases"]:
             try:

@@ -6,7 +6,7 @@
     input_Scalar_names = 'A B'
     input_Scalar_values = '3 2'
     output_Scalar_names = 'C'
-    output_Scalar_values = '-3.5'
+    output_Scalar_values = '-3'
   []
 []
 

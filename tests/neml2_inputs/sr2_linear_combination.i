@@ -12,16 +12,16 @@
 
 [Tensors]
   [A]
-    type = FillSR2
-    values = '1 2 3 4 5 6'
+    type = Python
+    expr = 'SR2.fill(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, dtype=torch.float64)'
   []
   [B]
-    type = FillSR2
-    values = '-1 -4 7 -1 9 1'
+    type = Python
+    expr = 'SR2.fill(-1.0, -4.0, 7.0, -1.0, 9.0, 1.0, dtype=torch.float64)'
   []
   [C]
-    type = FillSR2
-    values = '2 6 -4 5 -4 5'
+    type = Python
+    expr = 'SR2.fill(2.0, 6.0, -4.0, 5.0, -4.0, 5.0, dtype=torch.float64)'
   []
 []
 

@@ -14,8 +14,8 @@
 
 [Tensors]
   [Eg_correct]
-    type = FillSR2
-    values = '1e-3 1e-3 1e-3 0 0 0'
+    type = Python
+    expr = 'SR2.fill(1e-3, 1e-3, 1e-3, 0.0, 0.0, 0.0, dtype=torch.float64)'
   []
 []
 

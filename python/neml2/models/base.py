@@ -569,7 +569,10 @@ def build_model(section: Section) -> Model:
                 f"[{section.full_name}]: unknown parameter '{key}' for {type_name}; {hint}"
                 f"expected one of: {', '.join(sorted(cls.options))}",
             )
-    return cls.from_hit(section)
+    from .coupling import build_coupled, couplings  # builds on this module
+
+    found = couplings(section)
+    return build_coupled(cls, section, found) if found else cls.from_hit(section)
 
 
 def spelling(section: Section, *keys: str) -> str | None:

@@ -108,6 +108,13 @@ class ComposedModel(Model):
                         "compose the source models and compile the composition",
                     )
                 models.append(build_model(sub))
+            # a model whose parameter is another model's output brings that model in
+            listed = list(names)
+            for model in models:
+                for provider in getattr(model, "providers", ()):
+                    if provider not in listed and provider != section.name:
+                        listed.append(provider)
+                        models.append(build_model(block.children[provider]))
         finally:
             cls._building.pop()
         ordered = _own_axes(section, _order(section, models))
