@@ -10,8 +10,9 @@ namespace neml2_bench
 {
 /**
  * @brief Inputs of batch @p b in host memory for every input @p meta declares:
- * strains and other increments small and random, history ("old_*") zero, time
- * steps one (an implicit model then converges at every point).
+ * strains and other increments small and random, history ("old_*", "*~1") zero, the
+ * time ("t", "*time*") one, so time steps are one (an implicit model then converges at
+ * every point).
  */
 inline neml2::aoti::TensorMap
 inputs_for(const neml2::aoti::Meta & meta, int64_t b)
@@ -22,9 +23,11 @@ inputs_for(const neml2::aoti::Meta & meta, int64_t b)
   {
     std::vector<int64_t> shape{b};
     shape.insert(shape.end(), v.shape.begin(), v.shape.end());
-    if (v.name.find("time") != std::string::npos)
+    const bool old = v.name.rfind("old_", 0) == 0 ||
+                     (v.name.size() > 2 && v.name.compare(v.name.size() - 2, 2, "~1") == 0);
+    if (!old && (v.name == "t" || v.name.find("time") != std::string::npos))
       in[v.name] = at::ones(shape, opt);
-    else if (v.name.rfind("old_", 0) == 0)
+    else if (old)
       in[v.name] = at::zeros(shape, opt);
     else
       in[v.name] = (at::rand(shape, opt) - 0.5) * 2e-3;

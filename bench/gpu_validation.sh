@@ -11,7 +11,8 @@
 # Environment: BUILD (default build-gpu in the source tree), NEML2_CMAKE_ARGS (extra configure
 # arguments, e.g. -DCMAKE_PREFIX_PATH=... for nlohmann-json), I18NPATH (locale sources, for a
 # machine without the de_DE locale that the locale tests need: it is generated with localedef),
-# ADAPTIVE_SECONDS (time limit of each AdaptiveHybrid comparison, default 250).
+# ADAPTIVE_SECONDS (time limit of each AdaptiveHybrid comparison, default 250), SKIP_ADAPTIVE
+# (set: stop before the AdaptiveHybrid comparisons, for a machine lent in short slots).
 set -uo pipefail
 out=${1:?usage: bench/gpu_validation.sh OUT_DIR [PYTHON]}
 py=${2:-python3}
@@ -33,6 +34,11 @@ for dir in "$root"/tests/aoti/*/; do
   "$py" -m neml2.compile "$dir/model.i" --model model --device cpu cuda $flags -j 3 \
     -o "$art/$name" > "$out/compile_$name.log" 2>&1 &
 done
+# The single-crystal model: tests/aoti/test_crystal.cpp and the third benchmark model (its
+# compile takes minutes, so ctest does not compile it).
+[[ -f $art/crystal/model_aoti.i ]] ||
+  "$py" -m neml2.compile "$root/tests/neml2_inputs/crystal/single_crystal.i" --model model \
+    --device cpu cuda -o "$art/crystal" > "$out/compile_crystal.log" 2>&1 &
 [[ -f $art/bench_viscoplastic/model_aoti.i ]] ||
   "$py" -m neml2.compile "$root/bench/models/viscoplastic.i" --model model --device cpu cuda \
     -j 2 -o "$art/bench_viscoplastic" > "$out/compile_bench_viscoplastic.log" 2>&1 &
@@ -64,6 +70,7 @@ done
 cat "$out/p14_1.txt"
 timeout 180 "$build/tests/neml2_aoti_tests" "~[j2]" > "$out/aoti_tests.txt" 2>&1
 log "aoti tests: exit $?"; tail -5 "$out/aoti_tests.txt"
+[[ -n ${SKIP_ADAPTIVE:-} ]] && { log "AdaptiveHybrid comparisons skipped (SKIP_ADAPTIVE)"; exit 0; }
 limit=${ADAPTIVE_SECONDS:-250}
 timeout "$limit" "$build/bench/adaptive_vs_static" "$art/forward_single/model_aoti.i" \
   --devices cpu,cuda:0 --batches 16384,65536,262144,1048576,4194304,16777216 --repeat 5 \
@@ -73,3 +80,7 @@ timeout "$limit" "$build/bench/adaptive_vs_static" "$art/bench_viscoplastic/mode
   --devices cpu,cuda:0 --batches 16384,65536,262144,1048576,4194304 --repeat 5 \
   --json "$out/avs_viscoplastic.json" > "$out/avs_viscoplastic.txt" 2>&1
 log "adaptive, viscoplastic: exit $?"; cat "$out/avs_viscoplastic.txt"
+timeout "$limit" "$build/bench/adaptive_vs_static" "$art/crystal/model_aoti.i" \
+  --devices cpu,cuda:0 --batches 16384,65536,262144,1048576 --repeat 3 \
+  --json "$out/avs_crystal.json" > "$out/avs_crystal.txt" 2>&1
+log "adaptive, crystal: exit $?"; cat "$out/avs_crystal.txt"
