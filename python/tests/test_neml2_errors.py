@@ -80,7 +80,8 @@ CASES = [
     pytest.param(
         "predictor = 'predictor'",
         "predictor = 'trial_state'",
-        "parameter 'predictor': only a ConstantExtrapolationPredictor is supported",
+        "parameter 'predictor': predictor 'trial_state' predicts 'flow_direction', which is "
+        "not an unknown; unknowns: equivalent_plastic_strain",
         id="predictor-of-wrong-type",
     ),
     pytest.param(
