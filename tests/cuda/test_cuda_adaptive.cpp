@@ -74,10 +74,13 @@ TEST_CASE("AdaptiveHybrid on cpu and cuda:0 keeps the way it timed fastest", "[c
     CHECK(close(m.forward({{"strain", x}}).at("stress"), want, 1e-12, 1e-9));
     const auto & info = m.last_dispatch();
     CHECK(info.short_circuit == (t->choice == Way::direct));
+    // The GPUs alone leave the CPU idle. A spread dispatch offers chunks to every device; a
+    // CPU that clears the batch first leaves a GPU none, so no count is asked of it.
     if (t->choice == Way::others)
+    {
       CHECK(info.device_chunks.at(0) == 0);
-    if (t->choice != Way::direct)
       CHECK(info.device_chunks.at(1) > 0);
+    }
     return t->choice;
   };
 
@@ -94,6 +97,8 @@ TEST_CASE("AdaptiveHybrid on cpu and cuda:0 keeps the way it timed fastest", "[c
   CHECK(out.device() == gpu);
   CHECK(close(out.cpu(), direct.forward({{"strain", few}}).at("stress"), 1e-12, 1e-9));
 
-  // 2^20 host points: the GPU takes part, alone or beside the CPU.
-  CHECK(learn(int64_t(1) << 20) != Way::direct);
+  // 2^20 host points: the way it timed fastest (learn() checks that). Which one depends on the
+  // host: a CPU writing the elastic model's results in place runs near its copy bound, which
+  // a GPU fed over PCIe may not beat.
+  learn(int64_t(1) << 20);
 }
