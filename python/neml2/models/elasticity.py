@@ -94,8 +94,8 @@ def _isotropic(
     compiled kernel stores each row once, straight into the result it returns or is given.
     """
     trace = (strain[:, 0] + strain[:, 1] + strain[:, 2]).unsqueeze(-1)
-    normal = torch.tensor([1.0, 1.0, 1.0, 0.0, 0.0, 0.0], dtype=strain.dtype, device=strain.device)
-    return 2 * G * strain + lam * trace * normal
+    normal = torch.arange(6, device=strain.device) < 3
+    return 2 * G * strain + torch.where(normal, lam * trace, 0.0)
 
 
 @register
