@@ -85,7 +85,7 @@ def require_loadable(stub: Path) -> None:
 
 @pytest.fixture(scope="session")
 def compiled_elastic(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """tests/aoti/elastic_promoted compiled for cpu with -d : -p : (done once per session)."""
+    """tests/aoti/elastic_promoted compiled for cpu (-d : -p : --into forward), once."""
     return compile_fixture(tmp_path_factory, "elastic_promoted")
 
 

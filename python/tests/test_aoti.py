@@ -21,6 +21,8 @@ pytestmark = pytest.mark.aoti
 
 F64 = torch.float64
 GRAPHS = ["forward", "jvp", "jacobian", "param_jacobian", "param_vjp"]
+#: What the fixture compiles: every graph, then forward's in-place variant (--into forward).
+JOBS = [*GRAPHS, "forward_into"]
 SOURCE = FIXTURES / "elastic_promoted" / "model.i"
 STUB = """\
 [Models]
@@ -38,19 +40,19 @@ def test_layout_and_progress_lines(compiled_elastic: tuple[Path, str]) -> None:
     assert sorted(p.name for p in out.iterdir()) == ["model", "model_aoti.i"]
     assert [p.name for p in (out / "model").iterdir()] == ["cpu"]
     files = sorted(p.name for p in (out / "model" / "cpu").iterdir())
-    assert files == sorted([*(f"{g}.pt2" for g in GRAPHS), "model_meta.json", ".neml2-fingerprint"])
+    assert files == sorted([*(f"{g}.pt2" for g in JOBS), "model_meta.json", ".neml2-fingerprint"])
     lines = stdout.splitlines()
-    assert len(lines) == 2 * len(GRAPHS) + 4
+    assert len(lines) == 2 * len(JOBS) + 4
     assert lines[0].endswith(
-        f"/model/cpu: 5 graphs to compile ({', '.join(GRAPHS)}); not compiled before"
+        f"/model/cpu: 6 graphs to compile ({', '.join(JOBS)}); not compiled before"
     )
-    for index, graph in enumerate(GRAPHS):
-        assert lines[1 + 2 * index] == f"[{index + 1}/5] compiling {graph} for cpu ..."
+    for index, graph in enumerate(JOBS):
+        assert lines[1 + 2 * index] == f"[{index + 1}/6] compiling {graph} for cpu ..."
         line = lines[2 + 2 * index]
         assert re.fullmatch(rf".*/model/cpu/{graph}\.pt2: compiled in \d+\.\d s", line), line
     assert re.fullmatch(r".*/model/cpu: done in \d+\.\d s", lines[-3])
     assert lines[-2] == f"{out / 'model_aoti.i'}: written"
-    assert re.fullmatch(r"done in \d+\.\d s: 5 graphs compiled", lines[-1])
+    assert re.fullmatch(r"done in \d+\.\d s: 6 graphs compiled", lines[-1])
 
 
 def test_meta(compiled_elastic: tuple[Path, str]) -> None:
@@ -85,6 +87,7 @@ def test_meta(compiled_elastic: tuple[Path, str]) -> None:
                 "file": "forward.pt2",
                 "args": base_args,
                 "returns": [{"role": "output", "name": "stress"}],
+                "into": "forward_into.pt2",
             },
             "jvp": {
                 "file": "jvp.pt2",
