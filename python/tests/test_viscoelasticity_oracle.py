@@ -31,8 +31,6 @@ from .oracle import (  # noqa: F401
 from .test_neml2_oracle import BATCH as DRIVE_BATCH
 from .test_neml2_oracle import (
     INPUTS,
-    LAYOUT_BUGS,
-    ORACLE_ATTEMPTS,
     STEPS,
     assert_agree,
     strain_path,
@@ -150,22 +148,8 @@ def composed() -> tuple[Case, list[dict[str, torch.Tensor]], list[dict]]:
 
 @pytest.fixture(scope="module")
 def theirs(oracle_folder, composed):  # noqa: F811 (the fixture imported above)
-    """NEML2's answers to the element cases, then to the steps of the composed model.
-
-    A case that met NEML2's intermittent layout fault (which can persist in the model it
-    loaded, past the oracle's own retries) is asked again, in a fresh oracle process.
-    """
-    cases = [*CASES, composed[0]]
-    result = answers(oracle_folder, cases)
-    for _ in range(ORACLE_ATTEMPTS):
-        again = [
-            i for i, r in enumerate(result) if any(bug in r.get("error", "") for bug in LAYOUT_BUGS)
-        ]
-        if not again:
-            break
-        for i, r in zip(again, answers(oracle_folder, [cases[i] for i in again]), strict=True):
-            result[i] = r
-    return result
+    """NEML2's answers to the element cases, then to the steps of the composed model."""
+    return answers(oracle_folder, [*CASES, composed[0]])
 
 
 @pytest.mark.parametrize("index", range(len(CASES)), ids=[c.id for c in CASES])

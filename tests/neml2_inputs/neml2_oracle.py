@@ -36,17 +36,20 @@ LAYOUT_FAULTS = (
     "doesn't support converting to a different layout",
     "layout_impl is only implemented for TensorImpl subclasses",
 )
-ATTEMPTS = 100
+ATTEMPTS = 20
 
 
-def jacobian(model: object, inputs: dict[str, torch.Tensor]) -> tuple[dict, dict]:
-    """NEML2's outputs and Jacobian at one point, repeating a call that hit the layout fault."""
+def jacobian(model: list, request: dict, inputs: dict, b: int) -> tuple[dict, dict]:
+    """NEML2's outputs and Jacobian at point ``b``, repeating a call that hit the layout
+    fault with a freshly loaded model (``model``: a one-element list, the model replaced
+    in place), since a model that hit it may keep hitting it."""
     for attempt in range(ATTEMPTS):
         try:
-            return model.jacobian(inputs)  # type: ignore[attr-defined]
+            return model[0].jacobian(point(model[0], request, inputs, b))
         except RuntimeError as err:
             if attempt + 1 == ATTEMPTS or not any(f in str(err) for f in LAYOUT_FAULTS):
                 raise
+            model[0] = neml2.load_model(request["file"], request["model"])
     raise AssertionError("unreachable")
 
 
@@ -107,12 +110,13 @@ def answer(request: dict) -> list[dict]:
 def jacobians(model: object, request: dict) -> list[dict]:
     """NEML2's outputs and Jacobians for every step of one request."""
     steps = []
+    held = [model]
     for inputs in request["steps"]:
         # point by point: NEML2 3.1.0's eager Newton solve refuses a batch dimension
         # (IndexError in newton_solve_eager), and a point's result is the same either way
         points = []
         for b in range(request["batch"]):
-            points.append(jacobian(model, point(model, request, inputs, b)))
+            points.append(jacobian(held, request, inputs, b))
         outputs, jac = points[0]
         steps.append(
             {
@@ -125,7 +129,7 @@ def jacobians(model: object, request: dict) -> list[dict]:
                     }
                     for o, row in jac.items()
                 },
-                "inputs": list(model.input_spec),
+                "inputs": list(held[0].input_spec),
             }
         )
     return steps
