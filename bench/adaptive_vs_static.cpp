@@ -6,7 +6,8 @@
 //
 // Per batch size B, inputs and results in host memory:
 //   alone     each device alone (AsyncPolicy<Simple>), the best of a few chunk sizes;
-//             "sum" is the sum of their throughputs, "best alone" the largest of them
+//             "sum" is the sum of their throughputs, "best alone" the largest of them;
+//             each device's own is printed below the table and in the JSON ("alone")
 //   static    StaticHybrid, the best of: the Sweep recommendation from those runs, each
 //             device's own best chunk size, and chunks lasting 1/64, 1/16, 1/4 of the
 //             ideal time on every device
@@ -52,6 +53,7 @@ struct Row
   int64_t batch;
   double sum, best_alone, best_static, adaptive, adaptive_cold;
   std::string way, static_cfg, layout, trial;
+  std::vector<double> alone; ///< each device alone, its best chunk size (pts/s)
 };
 
 /// Where one call's chunks ran: per device, chunks, points, time busy and when it finished.
@@ -180,7 +182,7 @@ main(int argc, char ** argv)
     std::vector<Row> rows;
     for (const int64_t B : batches)
     {
-      Row row{B, 0, 0, 0, 0, 0, "", "", "", ""};
+      Row row{B, 0, 0, 0, 0, 0, "", "", "", "", {}};
       TensorMap in;
       // Each device alone, the best of a few chunk sizes.
       Sweep sweep;
@@ -206,6 +208,7 @@ main(int argc, char ** argv)
           }
         }
         own_best.push_back(best_bs);
+        row.alone.push_back(double(B) / best);
         row.sum += double(B) / best;
         row.best_alone = std::max(row.best_alone, double(B) / best);
       }
@@ -259,6 +262,14 @@ main(int argc, char ** argv)
       rows.push_back(row);
     }
 
+    std::printf("\nthroughput (pts/s): each device alone, best static, adaptive:\n");
+    for (const Row & r : rows)
+    {
+      std::printf("  %10lld:", (long long)r.batch);
+      for (std::size_t d = 0; d < devices.size(); ++d)
+        std::printf(" %s %.4g;", devices[d].c_str(), r.alone[d]);
+      std::printf(" static %.4g; adaptive %.4g\n", r.best_static, r.adaptive);
+    }
     std::printf("\nadaptive's trial of the ways (median wall time per way):\n");
     for (const Row & r : rows)
       std::printf("  %10lld: %s\n", (long long)r.batch, r.trial.c_str());
@@ -277,8 +288,10 @@ main(int argc, char ** argv)
       std::string cfg;
       for (const char c : r.static_cfg)
         cfg += c == '"' ? std::string("\\\"") : c == '\n' ? std::string("\\n") : std::string(1, c);
-      json << "    {\"batch\": " << r.batch << ", \"sum_alone\": " << r.sum
-           << ", \"best_alone\": " << r.best_alone << ", \"best_static\": " << r.best_static
+      json << "    {\"batch\": " << r.batch << ", \"sum_alone\": " << r.sum << ", \"alone\": [";
+      for (std::size_t d = 0; d < r.alone.size(); ++d)
+        json << (d ? ", " : "") << r.alone[d];
+      json << "], \"best_alone\": " << r.best_alone << ", \"best_static\": " << r.best_static
            << ", \"adaptive\": " << r.adaptive << ", \"way\": \"" << r.way << "\""
            << ", \"adaptive_cold\": " << r.adaptive_cold << ", \"layout\": \"" << r.layout << "\""
            << ", \"static_config\": \"" << cfg << "\"}" << (i + 1 < rows.size() ? "," : "") << "\n";
