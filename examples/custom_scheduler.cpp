@@ -8,16 +8,17 @@
 //   STUB     the <model>_aoti.i written by neml2-compile (an elastic model: input strain)
 //   POINTS   batch size (default 100000)
 //   DEVICES  comma-separated devices (default: cpu, plus cuda:0 when a GPU is visible)
+// Exit status: 0 when the results equal the direct call's, 2 on a user mistake (one line on
+// stderr), 1 otherwise.
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
-#include <exception>
 #include <limits>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "neml2/aoti.h"
+
+#include "arguments.h"
 
 using namespace neml2::aoti;
 
@@ -70,63 +71,57 @@ private:
 
 static_assert(check_scheduler<Guided>());
 
+/// Dispatch @p batch random strains through Guided over @p names, typed and type-erased, and
+/// compare with the direct call: 0 when they agree, 1 when not.
+static int
+check_guided(const std::string & stub, int64_t batch, const std::vector<std::string> & names)
+{
+  auto guided = std::make_shared<Guided>(names, 4096);
+  auto m = load_model(stub, "model", guided); // typed: AsyncPolicy<Guided>
+  AnyDispatchedModel any = load_model(stub, "model", std::shared_ptr<Scheduler>(guided));
+  auto direct = load_model(stub, "model");
+
+  const at::Tensor strain = 1e-3 * at::rand({batch, 6}, at::dtype(at::kDouble));
+  const at::Tensor want = direct.forward({{"strain", strain}}).at("stress");
+  const at::Tensor got = m.forward({{"strain", strain}}).at("stress");
+  const at::Tensor got_any = any.forward({{"strain", strain}}).at("stress");
+
+  const auto & info = m.last_dispatch();
+  std::printf("Guided over %zu device(s): %zu chunks for %lld points (", names.size(), info.chunks,
+              (long long)batch);
+  for (std::size_t i = 0; i < names.size(); ++i)
+    std::printf("%s%s: %zu", i ? ", " : "", names[i].c_str(), info.device_chunks[i]);
+  const double diff = (got - want).abs().max().item<double>();
+  const double diff_any = (got_any - want).abs().max().item<double>();
+  std::printf(")\nmax difference from the direct call: %.1e (typed), %.1e (AnyDispatchedModel)\n",
+              diff, diff_any);
+  const double tol = 1e-12 * (want.abs().max().item<double>() + 1);
+  if (!(diff <= tol && diff_any <= tol))
+  {
+    std::fprintf(stderr, "custom_scheduler: results differ from the direct call\n");
+    return 1;
+  }
+  return 0;
+}
+
 int
 main(int argc, char ** argv)
 {
-  if (argc < 2)
+  if (argc < 2 || argc > 4)
   {
     std::fprintf(stderr, "usage: %s STUB [POINTS] [DEVICES]\n", argv[0]);
     return 2;
   }
-  try
-  {
-    const std::string stub = argv[1];
-    const int64_t batch = argc > 2 ? std::atoll(argv[2]) : 100000;
-    std::vector<std::string> names;
-    if (argc > 3)
-    {
-      std::stringstream list(argv[3]);
-      for (std::string d; std::getline(list, d, ',');)
-        names.push_back(d);
-    }
-    else
-    {
-      const auto all = devices(); // the CPU, then each GPU this process sees
-      names.push_back("cpu");
-      if (all.size() > 1)
-        names.push_back("cuda:0");
-    }
-
-    auto guided = std::make_shared<Guided>(names, 4096);
-    auto m = load_model(stub, "model", guided); // typed: AsyncPolicy<Guided>
-    AnyDispatchedModel any = load_model(stub, "model", std::shared_ptr<Scheduler>(guided));
-    auto direct = load_model(stub, "model");
-
-    const at::Tensor strain = 1e-3 * at::rand({batch, 6}, at::dtype(at::kDouble));
-    const at::Tensor want = direct.forward({{"strain", strain}}).at("stress");
-    const at::Tensor got = m.forward({{"strain", strain}}).at("stress");
-    const at::Tensor got_any = any.forward({{"strain", strain}}).at("stress");
-
-    const auto & info = m.last_dispatch();
-    std::printf("Guided over %zu device(s): %zu chunks for %lld points (", names.size(),
-                info.chunks, (long long)batch);
-    for (std::size_t i = 0; i < names.size(); ++i)
-      std::printf("%s%s: %zu", i ? ", " : "", names[i].c_str(), info.device_chunks[i]);
-    const double diff = (got - want).abs().max().item<double>();
-    const double diff_any = (got_any - want).abs().max().item<double>();
-    std::printf(")\nmax difference from the direct call: %.1e (typed), %.1e (AnyDispatchedModel)\n",
-                diff, diff_any);
-    const double tol = 1e-12 * (want.abs().max().item<double>() + 1);
-    if (!(diff <= tol && diff_any <= tol))
-    {
-      std::fprintf(stderr, "custom_scheduler: results differ from the direct call\n");
-      return 1;
-    }
-    return 0;
-  }
-  catch (const std::exception & e)
-  {
-    std::fprintf(stderr, "custom_scheduler: %s\n", e.what());
-    return 1;
-  }
+  return example::guarded("custom_scheduler",
+                          [&]
+                          {
+                            const int64_t batch =
+                                argc > 2 ? example::integer("POINTS", argv[2], 1) : 100000;
+                            std::vector<std::string> names{"cpu"};
+                            if (argc > 3)
+                              names = example::devices("DEVICES", argv[3]);
+                            else if (devices().size() > 1) // the CPU, then each GPU it sees
+                              names.push_back("cuda:0");
+                            return check_guided(argv[1], batch, names);
+                          });
 }

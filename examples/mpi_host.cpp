@@ -1,6 +1,7 @@
 // MPI host program: every rank evaluates its own slice of one global batch through
 // an MPISimpleScheduler, and rank 0 checks the gathered result against a
-// single-process evaluation of the whole batch. Exits non-zero on any mismatch.
+// single-process evaluation of the whole batch. Exits 1 on a mismatch or an error at run
+// time, 2 on a bad BATCH or device list (one line from rank 0).
 //
 //   neml2-compile tests/aoti/forward_single/model.i --model model --device cpu -d : -o aoti
 //   mpiexec -n 4 mpi_host aoti/model_aoti.i [BATCH [DEVICE...]]
@@ -21,6 +22,8 @@
 #include <mpi.h>
 
 #include "neml2/aoti.h"
+
+#include "arguments.h"
 
 using namespace neml2::aoti;
 
@@ -62,7 +65,18 @@ run(int argc, char ** argv, int rank, int size)
     return 2;
   }
   const std::string stub = argv[1];
-  const int64_t batch = argc > 2 ? std::stoll(argv[2]) : 100000;
+  int64_t batch = 100000;
+  try
+  {
+    if (argc > 2)
+      batch = example::integer("BATCH", argv[2], 0);
+  }
+  catch (const example::UsageError & e)
+  {
+    if (rank == 0) // every rank parses the same command line and returns alike
+      std::cerr << "mpi_host: " << e.what() << "\n";
+    return 2;
+  }
 
   MPISimpleScheduler::Config cfg;
   for (int i = 3; i < argc; ++i)
@@ -79,9 +93,9 @@ run(int argc, char ** argv, int rank, int size)
   }
   catch (const Exception & e)
   {
-    if (rank == 0)
-      std::cerr << "error: " << e.what() << "\n";
-    return 1;
+    if (rank == 0) // a bad device list: a user mistake
+      std::cerr << "mpi_host: " << e.what() << "\n";
+    return 2;
   }
 
   // Each rank's own work. An error here is local, so it is agreed on before any collective.

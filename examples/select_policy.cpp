@@ -6,8 +6,9 @@
 //   select_policy aoti/model_aoti.i --scheduler hybrid --devices cpu,cuda:0 --batch-sizes 512,4096
 //   select_policy aoti/model_aoti.i --scheduler adaptive --devices cpu,cuda:0
 //
-// Exit status: 0 when the dispatched result equals the undispatched call, 1 on a library
-// error or a mismatch, 2 on a command-line error (one line on stderr).
+// Exit status: 0 when the dispatched result equals the undispatched call, 2 on a user
+// mistake (one line on stderr: a bad option, device or chunk size, a missing or damaged
+// artifact), 1 otherwise (a mismatch).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +20,8 @@
 #include <vector>
 
 #include "neml2/aoti.h"
+
+#include "arguments.h"
 
 using namespace neml2::aoti;
 
@@ -44,11 +47,7 @@ options:
   -h, --help              print this help
 )";
 
-/// A command-line mistake: printed as one line, exit status 2.
-struct UsageError
-{
-  std::string message;
-};
+using example::UsageError;
 
 struct Options
 {
@@ -62,46 +61,12 @@ struct Options
   int64_t points = 100000;
 };
 
-std::vector<std::string>
-split_list(const std::string & flag, const std::string & text)
-{
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');)
-  {
-    if (item.empty())
-      throw UsageError{flag + ": empty entry in '" + text + "'"};
-    out.push_back(item);
-  }
-  if (out.empty())
-    throw UsageError{flag + ": expected a comma-separated list, got '" + text + "'"};
-  return out;
-}
-
-int64_t
-to_integer(const std::string & flag, const std::string & text)
-{
-  std::size_t used = 0;
-  int64_t value = 0;
-  try
-  {
-    value = std::stoll(text, &used);
-  }
-  catch (const std::exception &)
-  {
-    used = 0;
-  }
-  if (used == 0 || used != text.size())
-    throw UsageError{flag + ": '" + text + "' is not an integer"};
-  return value;
-}
-
 std::vector<int64_t>
 to_integers(const std::string & flag, const std::string & text)
 {
   std::vector<int64_t> out;
-  for (const auto & item : split_list(flag, text))
-    out.push_back(to_integer(flag, item));
+  for (const auto & item : example::list(flag, text))
+    out.push_back(example::integer(flag, item));
   return out;
 }
 
@@ -121,7 +86,7 @@ parse(int argc, char ** argv)
     if (arg.rfind("--", 0) != 0)
     {
       if (!o.stub.empty())
-        throw UsageError{"unexpected argument '" + arg + "' (the stub is '" + o.stub + "')"};
+        throw UsageError("unexpected argument '" + arg + "' (the stub is '" + o.stub + "')");
       o.stub = arg;
       continue;
     }
@@ -135,14 +100,14 @@ parse(int argc, char ** argv)
     else if (i + 1 < argc)
       value = argv[++i];
     else
-      throw UsageError{arg + ": missing value"};
+      throw UsageError(arg + ": missing value");
 
     if (arg == "--model")
       o.model = value;
     else if (arg == "--scheduler")
       o.scheduler = value;
     else if (arg == "--devices")
-      o.devices = split_list(arg, value);
+      o.devices = example::list(arg, value);
     else if (arg == "--batch-sizes")
     {
       o.batch_sizes = to_integers(arg, value);
@@ -151,25 +116,25 @@ parse(int argc, char ** argv)
     else if (arg == "--capacities")
       o.capacities = to_integers(arg, value);
     else if (arg == "--points")
-      o.points = to_integer(arg, value);
+      o.points = example::integer(arg, value);
     else
-      throw UsageError{"unknown option '" + arg + "' (see --help)"};
+      throw UsageError("unknown option '" + arg + "' (see --help)");
   }
   if (o.stub.empty())
-    throw UsageError{"missing STUB, the <model>_aoti.i written by neml2-compile (see --help)"};
+    throw UsageError("missing STUB, the <model>_aoti.i written by neml2-compile (see --help)");
   if (o.scheduler != "simple" && o.scheduler != "async-simple" && o.scheduler != "hybrid" &&
       o.scheduler != "adaptive")
-    throw UsageError{"--scheduler: expected simple, async-simple, hybrid or adaptive, got '" +
-                     o.scheduler + "'"};
+    throw UsageError("--scheduler: expected simple, async-simple, hybrid or adaptive, got '" +
+                     o.scheduler + "'");
   const bool several = o.scheduler == "hybrid" || o.scheduler == "adaptive";
   if (!several && o.devices.size() != 1)
-    throw UsageError{"--scheduler " + o.scheduler + " drives one device, got " +
-                     std::to_string(o.devices.size()) + ": use --scheduler hybrid or adaptive"};
+    throw UsageError("--scheduler " + o.scheduler + " drives one device, got " +
+                     std::to_string(o.devices.size()) + ": use --scheduler hybrid or adaptive");
   if (!several && (o.batch_sizes.size() != 1 || o.capacities.size() > 1))
-    throw UsageError{"--scheduler " + o.scheduler +
-                     " takes one batch size and at most one capacity"};
+    throw UsageError("--scheduler " + o.scheduler +
+                     " takes one batch size and at most one capacity");
   if (o.points < 0)
-    throw UsageError{"--points: expected a number >= 0, got " + std::to_string(o.points)};
+    throw UsageError("--points: expected a number >= 0, got " + std::to_string(o.points));
   return o;
 }
 
@@ -207,84 +172,70 @@ load(const Options & o)
     return {DispatchedModel<AsyncPolicy<Simple>>(o.stub, o.model, s), s};
   return {load_model(o.stub, o.model, std::shared_ptr<Scheduler>(s)), s};
 }
+/// Run the model of @p o under its policy and compare with the undispatched call.
+int
+run(const Options & o)
+{
+  auto [model, scheduler] = load(o);
+  std::printf("%s (%s), model '%s':", scheduler->name().c_str(),
+              model.asynchronous() ? "asynchronous" : "synchronous", o.model.c_str());
+  // 0 and the largest int64_t mean "no bound" in the scheduler's lists.
+  const auto bound = [](int64_t n)
+  {
+    return n == 0 || n == std::numeric_limits<int64_t>::max() ? std::string("any")
+                                                              : std::to_string(n);
+  };
+  for (std::size_t d = 0; d < scheduler->devices().size(); ++d)
+    std::printf(" %s[batch %s, capacity %s]", scheduler->devices()[d].str().c_str(),
+                bound(scheduler->batch_sizes()[d]).c_str(),
+                bound(scheduler->capacities()[d]).c_str());
+  std::printf("\n");
+
+  // Random inputs for every input the model declares, on the CPU.
+  TensorMap inputs;
+  for (const auto & v : model.meta().inputs)
+  {
+    std::vector<int64_t> shape{o.points};
+    shape.insert(shape.end(), v.shape.begin(), v.shape.end());
+    inputs[v.name] = at::rand(shape, at::TensorOptions().dtype(model.meta().dtype)) * 1e-3;
+  }
+
+  model.forward(inputs); // the first call pays one-time costs (thread pools, GPU context)
+  const auto t0 = std::chrono::steady_clock::now();
+  const TensorMap out = model.forward(inputs);
+  const double ms =
+      1e3 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const DispatchInfo & info = model.last_dispatch();
+  std::printf("%lld points in %.2f ms: %s", (long long)o.points, ms,
+              info.short_circuit ? "one direct call (short circuit)"
+                                 : (std::to_string(info.chunks) + " chunks").c_str());
+  if (!info.short_circuit && scheduler->devices().size() > 1)
+    for (std::size_t d = 0; d < info.device_chunks.size(); ++d)
+      std::printf(", %zu on %s", info.device_chunks[d], scheduler->devices()[d].str().c_str());
+  std::printf("\n");
+
+  // The same batch without a scheduler. CPU chunks are bitwise equal to it; a GPU
+  // rounds differently, so compare to round-off when one took part.
+  const TensorMap want = load_model(o.stub, o.model).forward(inputs);
+  bool gpu = false;
+  for (const auto & d : scheduler->devices())
+    gpu = gpu || d.is_cuda();
+  const double rtol = model.meta().dtype == at::kDouble ? 1e-10 : 1e-5;
+  bool ok = true;
+  for (const auto & [name, value] : want)
+  {
+    const at::Tensor & got = out.at(name);
+    const double diff = o.points > 0 ? (got - value).abs().max().item<double>() : 0.0;
+    const double scale = o.points > 0 ? value.abs().max().item<double>() : 0.0;
+    ok = ok && (gpu ? diff <= rtol * scale : at::equal(got, value));
+  }
+  std::printf("%s the undispatched call\n", ok ? "matches" : "DIFFERS FROM");
+  return ok ? 0 : 1;
+}
 } // namespace
 
 int
 main(int argc, char ** argv)
 {
-  Options o;
-  try
-  {
-    o = parse(argc, argv);
-  }
-  catch (const UsageError & e)
-  {
-    std::cerr << "select_policy: " << e.message << "\n";
-    return 2;
-  }
-
-  try
-  {
-    auto [model, scheduler] = load(o);
-    std::printf("%s (%s), model '%s':", scheduler->name().c_str(),
-                model.asynchronous() ? "asynchronous" : "synchronous", o.model.c_str());
-    // 0 and the largest int64_t mean "no bound" in the scheduler's lists.
-    const auto bound = [](int64_t n)
-    {
-      return n == 0 || n == std::numeric_limits<int64_t>::max() ? std::string("any")
-                                                                : std::to_string(n);
-    };
-    for (std::size_t d = 0; d < scheduler->devices().size(); ++d)
-      std::printf(" %s[batch %s, capacity %s]", scheduler->devices()[d].str().c_str(),
-                  bound(scheduler->batch_sizes()[d]).c_str(),
-                  bound(scheduler->capacities()[d]).c_str());
-    std::printf("\n");
-
-    // Random inputs for every input the model declares, on the CPU.
-    TensorMap inputs;
-    for (const auto & v : model.meta().inputs)
-    {
-      std::vector<int64_t> shape{o.points};
-      shape.insert(shape.end(), v.shape.begin(), v.shape.end());
-      inputs[v.name] = at::rand(shape, at::TensorOptions().dtype(model.meta().dtype)) * 1e-3;
-    }
-
-    model.forward(inputs); // the first call pays one-time costs (thread pools, GPU context)
-    const auto t0 = std::chrono::steady_clock::now();
-    const TensorMap out = model.forward(inputs);
-    const double ms =
-        1e3 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const DispatchInfo & info = model.last_dispatch();
-    std::printf("%lld points in %.2f ms: %s", (long long)o.points, ms,
-                info.short_circuit ? "one direct call (short circuit)"
-                                   : (std::to_string(info.chunks) + " chunks").c_str());
-    if (!info.short_circuit && scheduler->devices().size() > 1)
-      for (std::size_t d = 0; d < info.device_chunks.size(); ++d)
-        std::printf(", %zu on %s", info.device_chunks[d], scheduler->devices()[d].str().c_str());
-    std::printf("\n");
-
-    // The same batch without a scheduler. CPU chunks are bitwise equal to it; a GPU
-    // rounds differently, so compare to round-off when one took part.
-    const TensorMap want = load_model(o.stub, o.model).forward(inputs);
-    bool gpu = false;
-    for (const auto & d : scheduler->devices())
-      gpu = gpu || d.is_cuda();
-    const double rtol = model.meta().dtype == at::kDouble ? 1e-10 : 1e-5;
-    bool ok = true;
-    for (const auto & [name, value] : want)
-    {
-      const at::Tensor & got = out.at(name);
-      const double diff = o.points > 0 ? (got - value).abs().max().item<double>() : 0.0;
-      const double scale = o.points > 0 ? value.abs().max().item<double>() : 0.0;
-      ok = ok && (gpu ? diff <= rtol * scale : at::equal(got, value));
-    }
-    std::printf("%s the undispatched call\n", ok ? "matches" : "DIFFERS FROM");
-    return ok ? 0 : 1;
-  }
-  catch (const Exception & e)
-  {
-    std::cerr << "select_policy: " << (e.recoverable() ? "recoverable" : "fatal")
-              << " error: " << e.what() << "\n";
-    return 1;
-  }
+  return example::guarded("select_policy", [&] { return run(parse(argc, argv)); });
 }
