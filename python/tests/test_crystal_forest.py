@@ -9,8 +9,9 @@ so each point goes to it twice, as a batch of two. Its Jacobian of an update who
 unknown has a sub-batch axis fails whatever the batch (a reshape of the density block
 to ``(1, 1, 12, 12)``, or the sub-batch axis broadcast as a batch axis), so our
 Jacobians are checked by central differences of our own (NEML2-checked) values at two
-steps; test_crystal_line_search.py checks the Jacobians of the same solver and predictor
-against NEML2 on a crystal without sub-batched unknowns.
+steps; test_crystal_line_search.py checks the Jacobians of updates solved by the same
+solver (NewtonWithLineSearch, backtracking and strong Wolfe) from the same predictor
+(CrystalPlasticityStrainPredictor) against NEML2, on a crystal without sub-batched unknowns.
 """
 
 from __future__ import annotations

@@ -85,6 +85,27 @@ CASES = [
         id="predictor-of-wrong-type",
     ),
     pytest.param(
+        "predictor = 'predictor'",
+        "predictor = 'predictr'",
+        "parameter 'predictor': no [Models/predictr]; blocks defined there: "
+        "trial_elastic_strain, trial_stress,",
+        id="missing-predictor",
+    ),
+    pytest.param(
+        "predictor = 'predictor'",
+        "predictor = 'return_map'",
+        "parameter 'predictor': 'return_map' is this ImplicitUpdate itself; a predictor is "
+        "an explicit model whose outputs are unknowns",
+        id="predictor-is-the-update",
+    ),
+    pytest.param(
+        "predictor = 'predictor'",
+        "predictor = 'model'",
+        "parameter 'predictor': 'model' includes this ImplicitUpdate: "
+        "Models/model -> Models/return_map -> Models/model",
+        id="predictor-includes-the-update",
+    ),
+    pytest.param(
         "unknowns_Scalar = 'equivalent_plastic_strain'",
         "unknowns_scalar = 'equivalent_plastic_strain'",
         "unknown parameter 'unknowns_scalar' for ConstantExtrapolationPredictor; "
@@ -111,6 +132,60 @@ def test_a_mistake_is_one_line_at_its_line(
     assert "\n" not in text
     assert text.startswith(f"{path}:{line}: "), text
     assert message in text
+
+
+PREDICTOR_BLOCK = (
+    "  [predictor]\n"
+    "    type = ConstantExtrapolationPredictor\n"
+    "    unknowns_Scalar = 'equivalent_plastic_strain'\n"
+    "  []\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("block", "message"),
+    [
+        pytest.param(
+            PREDICTOR_BLOCK.replace("unknowns_Scalar", "unknowns_SR2"),
+            "parameter 'predictor': predictor 'predictor' predicts 'equivalent_plastic_strain' "
+            "of shape (6,), but the unknown has shape ()",
+            id="predicts-another-shape",
+        ),
+        pytest.param(
+            "  [predictor]\n"
+            "    type = ImplicitUpdate\n"
+            "    equation_system = 'eq_sys'\n"
+            "    solver = 'newton'\n"
+            "  []\n",
+            "parameter 'predictor': predictor 'predictor' is itself implicit; not supported",
+            id="implicit-predictor",
+        ),
+    ],
+)
+def test_a_predictor_that_cannot_serve_is_reported_at_the_update(
+    tmp_path: Path, block: str, message: str
+) -> None:
+    # the predictor block itself is valid: the error is the update's use of it
+    text = SOURCE.read_text()
+    assert text.count(PREDICTOR_BLOCK) == 1
+    path = tmp_path / "model.i"
+    path.write_text(text.replace(PREDICTOR_BLOCK, block))
+    line = text.splitlines().index("    predictor = 'predictor'") + 1
+    line += block.count("\n") - PREDICTOR_BLOCK.count("\n")  # the block sits above it
+    with pytest.raises(HitError) as caught:
+        build_model(model_section(hit.load(path), "model"))
+    assert str(caught.value) == f"{path}:{line}: {message}"
+
+
+def test_a_residual_model_that_includes_the_update_is_reported(tmp_path: Path) -> None:
+    # not a RecursionError: the update is among the blocks being built
+    path, _ = edited(tmp_path, "model = 'rate'", "model = 'model'")
+    with pytest.raises(HitError) as caught:
+        build_model(model_section(hit.load(path), "model"))
+    assert str(caught.value).endswith(
+        "[Models/model]: models include each other: "
+        "Models/model -> Models/return_map -> Models/model"
+    )
 
 
 def test_a_missing_variable_name_is_reported_at_its_block(tmp_path: Path) -> None:

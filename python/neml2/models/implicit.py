@@ -277,6 +277,22 @@ class ImplicitUpdate(Model):
 
     @classmethod
     def from_hit(cls, section: Section) -> Model:
+        # the update joins the blocks being built (ComposedModel's stack), so a residual
+        # model or a predictor that includes it is reported, not recursed into
+        from .composed import ComposedModel  # builds on this module's base
+
+        building = ComposedModel._building
+        if section.full_name in building:
+            chain = " -> ".join([*building[building.index(section.full_name) :], section.full_name])
+            raise section.error(None, f"[{section.full_name}]: models include each other: {chain}")
+        building.append(section.full_name)
+        try:
+            return cls._build(section, building)
+        finally:
+            building.pop()
+
+    @classmethod
+    def _build(cls, section: Section, building: list[str]) -> Model:
         system_block = _named(section, "equation_system", "EquationSystems")
         kind = system_block.string("type")
         if kind != "NonlinearSystem":
@@ -326,7 +342,26 @@ class ImplicitUpdate(Model):
                 )
         predictor: Model | None = None
         if "predictor" in section.params:
-            predictor = build_model(_named(section, "predictor", "Models"))
+            predictor_block = _named(section, "predictor", "Models")
+            if predictor_block.full_name == section.full_name:
+                raise section.error(
+                    "predictor",
+                    f"parameter 'predictor': '{section.name}' is this ImplicitUpdate itself; "
+                    "a predictor is an explicit model whose outputs are unknowns",
+                )
+            if predictor_block.full_name in building:
+                chain = " -> ".join(
+                    [
+                        *building[building.index(predictor_block.full_name) :],
+                        predictor_block.full_name,
+                    ]
+                )
+                raise section.error(
+                    "predictor",
+                    f"parameter 'predictor': '{predictor_block.name}' includes this "
+                    f"ImplicitUpdate: {chain}",
+                )
+            predictor = build_model(predictor_block)
             try:
                 check_predictor(predictor, [system.variable(u) for u in unknowns], base=True)
             except ValueError as err:
