@@ -11,8 +11,10 @@ using namespace neml2_test;
 
 namespace
 {
-/// A loading step from rest: random deformation rate and spin of order 1e-3 per unit time,
-/// the old state zero (an unrotated, unhardened crystal), a time step of one.
+/// A loading step from rest: random deformation rate and spin of up to 5e-4 per unit time, the
+/// old state zero (an unrotated, unhardened crystal), a time step of one. (At twice that, one
+/// point in seven takes Newton from rest past the knee of the n = 9 slip rule and does not
+/// converge, eagerly either.)
 TensorMap
 crystal_inputs(const Meta & meta, int64_t batch)
 {
@@ -27,7 +29,7 @@ crystal_inputs(const Meta & meta, int64_t batch)
     else if (v.name.size() > 2 && v.name.compare(v.name.size() - 2, 2, "~1") == 0)
       in[v.name] = at::zeros(shape, f64());
     else
-      in[v.name] = (at::rand(shape, gen, f64()) - 0.5) * 2e-3;
+      in[v.name] = (at::rand(shape, gen, f64()) - 0.5) * 1e-3;
   }
   return in;
 }
