@@ -2,7 +2,7 @@
 // alone, on one compiled model, side by side in one process (DESIGN.md section 6, P4).
 //
 //   adaptive_vs_static STUB [--devices cpu,cuda:0] [--batches 10000,100000,1000000]
-//                           [--repeat R] [--json FILE] [--threads N]
+//                           [--repeat R] [--json FILE] [--threads N] [--range X]
 //
 // Per batch size B, inputs and results in host memory:
 //   alone     each device alone (AsyncPolicy<Simple>), the best of a few chunk sizes;
@@ -19,7 +19,8 @@
 //             are printed below the table
 // "best tuned" is the better of best alone and best static: what tuning by hand reaches.
 // --threads sets the intra-op threads (default: torch's); on a loaded machine, 1 keeps
-// a parallel region from waiting on a descheduled thread.
+// a parallel region from waiting on a descheduled thread. --range sets the width of the
+// random increments (bench_inputs.h, default 2e-3; 1e-3 for the single crystal).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -103,7 +104,7 @@ usage(const char * argv0)
 {
   std::fprintf(stderr,
                "usage: %s STUB [--devices cpu,cuda:0] [--batches 10000,100000,1000000] "
-               "[--repeat R] [--json FILE] [--threads N]\n",
+               "[--repeat R] [--json FILE] [--threads N] [--range X]\n",
                argv0);
   return 2;
 }
@@ -144,6 +145,7 @@ main(int argc, char ** argv)
     devices.push_back("cuda:0");
   std::vector<int64_t> batches{10000, 100000, 1000000};
   int repeat = 5;
+  double range = 2e-3;
   std::string json_path = "adaptive_vs_static.json";
   for (int i = 2; i < argc; ++i)
   {
@@ -163,6 +165,8 @@ main(int argc, char ** argv)
       repeat = std::max(1, std::stoi(v));
     else if (a == "--json")
       json_path = v;
+    else if (a == "--range")
+      range = std::stod(v);
     else if (a == "--threads")
       at::set_num_threads(std::max(1, std::stoi(v)));
     else
@@ -198,7 +202,7 @@ main(int argc, char ** argv)
           DispatchedModel<AsyncPolicy<Simple>> m(stub, "model",
                                                  std::make_shared<Simple>(Simple::Config{dev, bs}));
           if (in.empty())
-            in = inputs_for(m.meta(), B);
+            in = inputs_for(m.meta(), B, range);
           const double t = median_time([&] { m.forward(in); }, 1, repeat);
           sweep.add(dev, bs, B, t);
           if (best == 0 || t < best)
