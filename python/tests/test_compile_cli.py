@@ -228,15 +228,23 @@ def test_an_unrelated_block_does_not_recompile(
     assert len(fake_compile) == 1
 
 
+def flip_bytes(folder: Path) -> None:
+    """Invert forward.pt2's bytes, keeping its size (issue 31, row 1: the fingerprint
+    compared sizes only, and called such a folder up to date)."""
+    path = folder / "forward.pt2"
+    path.write_bytes(bytes(b ^ 0xFF for b in path.read_bytes()))
+
+
 @pytest.mark.parametrize(
     ("damage", "reason"),
     [
         (lambda f: (f / "forward.pt2").unlink(), "forward.pt2 is missing"),
         (lambda f: (f / "forward.pt2").write_bytes(b"x"), "forward.pt2 changed size"),
+        (flip_bytes, "forward.pt2 changed since it was compiled (SHA-256 differs)"),
         (lambda f: (f / "model_meta.json").write_text("{}"), "model_meta.json was edited"),
         (lambda f: (f / ".neml2-fingerprint").unlink(), "no .neml2-fingerprint"),
     ],
-    ids=["missing", "truncated", "meta", "fingerprint"],
+    ids=["missing", "truncated", "flipped", "meta", "fingerprint"],
 )
 def test_a_damaged_folder_recompiles(
     fake_compile: Compiled,
