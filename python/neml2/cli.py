@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import torch
 
@@ -23,9 +23,9 @@ class OneLineParser(argparse.ArgumentParser):
     ``--model``), ``--version``, and a mistake printed as one line (``prog: error: ...``,
     exit status 2) instead of the usage and the line."""
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs["allow_abbrev"] = False
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        super().__init__(*args, **kwargs)
         from . import __version__
 
         self.add_argument(
