@@ -721,7 +721,8 @@ def tensor_option(
                 f"parameter '{key}': a {type_name} has {size} component"
                 f"{'s' if size != 1 else ''}, got {len(words)} numbers",
             )
-        return torch.tensor([float(w) for w in words], dtype=Model.dtype).reshape(shape)
+        values = [section.finite(key, w) for w in words]
+        return torch.tensor(values, dtype=Model.dtype).reshape(shape)
     if len(words) != 1:
         raise section.error(
             key,

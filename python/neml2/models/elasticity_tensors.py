@@ -59,7 +59,7 @@ def one_scalar(section: Section, key: str, word: str | None = None) -> torch.Ten
     if word is None:
         value = tensor_option(section, key, "Scalar")
     elif _NUMBER.fullmatch(word):
-        value = torch.tensor(float(word), dtype=Model.dtype)
+        value = torch.tensor(section.finite(key, word), dtype=Model.dtype)
     else:
         value = resolve_tensor(section, key, word, "Scalar")
     if value.dim() != 0:
