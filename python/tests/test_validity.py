@@ -104,6 +104,49 @@ def test_overflow_refused_through_load_model(tmp_path: Path) -> None:
         neml2.load_model(path, "model")
 
 
+# --- item 4: elastic constants at a singular point of their parametrisation ---------------
+
+COMPLIANCE = "    compliance = true\n"
+#: (type, coefficients, types, extra options, where the message says it is singular).
+#: NEML2 3.1.0 builds each and computes inf or NaN with it (stress
+#: [inf, inf, inf, nan, nan, nan] for E = 100, nu = 0.5): refused here.
+SINGULAR = [
+    ("LinearIsotropicElasticity", "100 0.5", EN, "", "nu = 0.5 or nu = -1"),
+    ("LinearIsotropicElasticity", "100 -1", EN, "", "nu = 0.5 or nu = -1"),
+    (
+        "LinearIsotropicElasticity",
+        "0 0.3",
+        EN,
+        COMPLIANCE,
+        "nu = 0.5 or nu = -1 or G = 0 or K = 0 (compliance form)",
+    ),
+    ("IsotropicElasticityTensor", "100 0.5", EN, "", "nu = 0.5 or nu = -1"),
+    ("IsotropicElasticityTensor", "0.5 1", "POISSONS_RATIO SHEAR_MODULUS", "", "nu = 0.5"),
+    ("IsotropicElasticityTensor", "9 1", "YOUNGS_MODULUS BULK_MODULUS", "", "E = 9 K"),
+    ("IsotropicElasticityTensor", "3 1", "YOUNGS_MODULUS SHEAR_MODULUS", "", "E = 3 G"),
+    ("IsotropicElasticityTensor", "0 1", "POISSONS_RATIO LAME_LAMBDA", "", "nu = 0"),
+    ("CubicElasticityTensor", "1 100 0.5", GEN, "", "nu = 0.5 or nu = -1"),
+]
+
+
+@pytest.mark.parametrize(("type_name", "coefficients", "types", "extra", "where"), SINGULAR)
+def test_singular_elastic_constants_are_refused(
+    type_name: str, coefficients: str, types: str, extra: str, where: str
+) -> None:
+    with pytest.raises(HitError, match="give an infinite or undefined elasticity tensor") as err:
+        build(text(type_name, coefficients, types, extra))
+    message = str(err.value)
+    assert message.startswith("m.i:4: [Models/model]: coefficients ")
+    assert f"singular where {where}" in message
+    assert "the physical range is E > 0, G > 0, K > 0, -1 < nu < 0.5" in message
+
+
+def test_near_singular_elastic_constants_are_accepted() -> None:
+    out = evaluate(build(text("LinearIsotropicElasticity", "100 0.4999", EN)))
+    assert bool(torch.isfinite(out).all())
+    assert out[0] > 1e2  # lambda = 1e2 * 0.4999 / (1.4999 * 2e-4), near-incompressible
+
+
 # --- item 4: values NEML2 3.1.0 accepts: accepted, and computed as NEML2 does -------------
 
 #: (type, coefficients, types, NEML2 3.1.0's first three output components at STRAIN
@@ -138,7 +181,8 @@ def ask_neml2(folder: Path, sources: list[str]) -> list[dict[str, Any]]:
         path = folder / f"case{index}.i"
         path.write_text(source)
         tensor_model = "Tensor" in source.split("type = ")[1].split("\n")[0]
-        steps = [{} if tensor_model else {"strain": STRAIN.unsqueeze(0)}]
+        given = "stress" if "compliance = true" in source else "strain"
+        steps = [{} if tensor_model else {given: STRAIN.unsqueeze(0)}]
         cases.append(
             {"file": str(path), "model": "model", "batch": 1, "steps": steps, "outputs_only": True}
         )
@@ -156,11 +200,19 @@ def ask_neml2(folder: Path, sources: list[str]) -> list[dict[str, Any]]:
 
 
 def test_neml2_still_does(tmp_path: Path) -> None:
-    """NEML2 3.1.0 accepts every case above: the overflows it computes non-finite
-    outputs with (which is why they are refused here), the rest as recorded."""
+    """NEML2 3.1.0 accepts every case above: the overflows and the singular constants
+    it computes nothing finite (or zero) with, which is why they are refused here; the
+    unphysical but finite ones as recorded."""
     overflow = [text(t, c, k) for t, c, k, _, _ in OVERFLOW]
+    singular = [text(t, c, k, e) for t, c, k, e, _ in SINGULAR]
     accepted = [text(t, c, k) for t, c, k, _ in ACCEPTED]
-    answers = ask_neml2(tmp_path, overflow + accepted)
+    answers = ask_neml2(tmp_path, overflow + accepted + singular)
+    for source, answer in zip(singular, answers[-len(singular) :], strict=True):
+        if "error" in answer:  # a pair of constants NEML2 3.1.0 does not implement
+            assert "only supports the (YOUNGS_MODULUS, POISSONS_RATIO)" in answer["error"]
+            continue
+        (out,) = answer["outputs"].values()
+        assert not torch.isfinite(out).all(), source
     for (*_, computed), source, answer in zip(OVERFLOW, overflow, answers, strict=False):
         assert "error" not in answer, source
         (out,) = answer["outputs"].values()
@@ -168,7 +220,8 @@ def test_neml2_still_does(tmp_path: Path) -> None:
             assert torch.equal(out, torch.zeros_like(out)), source
         else:
             assert not torch.isfinite(out).all(), source
-    for (_, _, _, want), answer in zip(ACCEPTED, answers[len(overflow) :], strict=True):
+    start = len(overflow)
+    for (*_, want), answer in zip(ACCEPTED, answers[start : start + len(ACCEPTED)], strict=True):
         assert "error" not in answer
         (out,) = answer["outputs"].values()
         torch.testing.assert_close(out.flatten()[:3], torch.tensor(want, dtype=F64))
