@@ -3,6 +3,7 @@
 # modules whose import registers their types
 from . import (  # noqa: F401
     annealing,
+    chemical_reactions,
     cohesive,
     conversions,
     crystal,
@@ -14,6 +15,7 @@ from . import (  # noqa: F401
     kinematics,
     kocks_mecking,
     normality,
+    phase_field_fracture,
     porous,
     reduction,
     return_mapping,
