@@ -15,6 +15,7 @@ from . import (  # noqa: F401
     kocks_mecking,
     normality,
     porous,
+    porous_flow,
     reduction,
     return_mapping,
     rotations,
