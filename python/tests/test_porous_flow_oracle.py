@@ -314,7 +314,7 @@ def test_refuses(body: str, message: str) -> None:
 
 
 def test_kernels_export() -> None:
-    """The capillary pressure with its extension (masks, the parameters inside the
-    extension) and the advective stress with every optional input export."""
-    exports(next(c for c in CASES if c.id == "van_genuchten_log"))
-    exports(next(c for c in CASES if c.id == "advective_stress_named"))
+    """The composed capillary pressure with its extension (masks, the parameters inside
+    the extension) and the advective stress with its swelling Jacobian (R2 blocks)
+    export."""
+    exports(next(c for c in CASES if c.id == "composed_swelling"))
