@@ -17,6 +17,7 @@ from . import (  # noqa: F401
     normality,
     phase_field_fracture,
     porous,
+    porous_flow,
     reduction,
     return_mapping,
     rotations,
