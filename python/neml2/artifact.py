@@ -8,7 +8,8 @@ from typing import Any
 
 import torch
 
-from .errors import InputError, Neml2Error
+from . import validate
+from .errors import ArtifactError, InputError, Neml2Error
 from .hit import Section
 
 SCHEMA = 1
@@ -57,44 +58,45 @@ def torch_major_minor(version: str) -> tuple[int, int]:
 
 
 def read_meta(folder: Path, device_type: str) -> Meta:
-    """Load and check ``model_meta.json``: schema, device, dtype and torch version."""
+    """Load and check ``model_meta.json``: schema, device, dtype, torch version, and every
+    field and graph file as the C++ reader checks them (:func:`neml2.validate.check_meta`)."""
     path = folder / META_FILE
     try:
         meta = json.loads(path.read_text())
     except OSError as err:
         raise Neml2Error(f"cannot read '{path}': {err.strerror}") from None
+    except UnicodeDecodeError:
+        raise ArtifactError(f"{path}: not valid JSON: not UTF-8 text") from None
     except json.JSONDecodeError as err:
         raise InputError(path, err.lineno, f"not valid JSON: {err.msg}") from None
     if not isinstance(meta, dict):
-        raise Neml2Error(f"'{path}': expected a JSON object")
-    if meta.get("schema") != SCHEMA:
-        raise Neml2Error(
-            f"'{path}': schema {meta.get('schema')!r} is not supported (expected {SCHEMA})"
+        raise ArtifactError(f"{path}: expected a JSON object at the top level")
+    if meta.get("schema") != SCHEMA or isinstance(meta.get("schema"), bool):
+        raise ArtifactError(
+            f"{path}: schema {meta.get('schema')!r} is not supported (expected {SCHEMA})"
         )
-    for key in (
-        "model",
-        "device",
-        "dtype",
-        "torch_version",
-        "inputs",
-        "outputs",
-        "parameters",
-        "graphs",
-    ):
+    for key in ("model", "device", "dtype", "torch_version"):
         if key not in meta:
-            raise Neml2Error(f"'{path}': missing field '{key}'")
+            raise ArtifactError(f"{path}: missing field '{key}'")
+        if not isinstance(meta[key], str):
+            raise ArtifactError(
+                f"{path}: field '{key}' must be a string, found {validate.kind_name(meta[key])}"
+            )
     if meta["device"] != device_type:
-        raise Neml2Error(
-            f"'{path}': compiled for device '{meta['device']}', expected '{device_type}'"
+        raise ArtifactError(
+            f"{path}: compiled for device '{meta['device']}', expected '{device_type}'"
         )
     if meta["dtype"] not in DTYPES:
-        raise Neml2Error(f"'{path}': unknown dtype '{meta['dtype']}'")
+        raise ArtifactError(
+            f"{path}: unsupported dtype '{meta['dtype']}' (expected float64 or float32)"
+        )
     built, running = meta["torch_version"], torch.__version__
     if torch_major_minor(built) != torch_major_minor(running):
-        raise Neml2Error(
-            f"'{path}': compiled with torch {built}, which this torch {running} cannot load; "
+        raise ArtifactError(
+            f"{path}: compiled with torch {built}, which this torch {running} cannot load; "
             "recompile with neml2-compile"
         )
+    validate.check_meta(path, meta)
     return meta
 
 

@@ -10,15 +10,22 @@ the input file.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import hashlib
 import json
 import multiprocessing
+import os
+import shutil
+import signal
 import sys
+import tempfile
+import threading
 import time
 import traceback
+import uuid
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -28,8 +35,8 @@ from typing import Any
 import torch
 
 from . import artifact, hit
-from .cli import parse_device, run_main
-from .errors import Neml2Error
+from .cli import OneLineParser, check_writable_folder, only_model, parse_device, run_main
+from .errors import InputError, Neml2Error
 from .hit import Section
 from .models import Model, model_section
 from .models.base import Pair
@@ -509,7 +516,7 @@ def check_dtype(model: Model, section: Section, dtype: torch.dtype) -> None:
 #: Written last into each device folder: what the artifact was compiled from (JSON).
 FINGERPRINT_FILE = ".neml2-fingerprint"
 #: Bump when the fingerprint's contents change meaning.
-FINGERPRINT_FORMAT = 1
+FINGERPRINT_FORMAT = 2
 #: How a changed fingerprint entry is named in the "recompiling" line.
 FINGERPRINT_LABELS = {
     "format": "fingerprint format",
@@ -595,8 +602,8 @@ def stale_reason(folder: Path, inputs: dict[str, Any]) -> str | None:
     """Why ``folder`` must be compiled again, or None when it is up to date.
 
     Up to date: the fingerprint file matches ``inputs``, model_meta.json holds exactly
-    the meta that would be written, and every graph file has the size recorded when it
-    was compiled (a cheap check that catches a missing, emptied or truncated file).
+    the meta that would be written, and every graph file has the size and the SHA-256
+    recorded when it was compiled (a file with flipped bytes is not up to date).
     """
     path = folder / FINGERPRINT_FILE
     if not path.is_file():
@@ -621,14 +628,25 @@ def stale_reason(folder: Path, inputs: dict[str, Any]) -> str | None:
         return f"{artifact.META_FILE} is missing or unreadable"
     if meta != inputs["meta"]:
         return f"{artifact.META_FILE} was edited"
-    sizes = record.get("sizes")
+    sizes, hashes = record.get("sizes"), record.get("sha256")
     for name in graph_files(inputs["meta"]):
         file = folder / name
         if not file.is_file():
             return f"{name} is missing"
         if not isinstance(sizes, dict) or file.stat().st_size != sizes.get(name):
             return f"{name} changed size"
+        if not isinstance(hashes, dict) or file_digest(file) != hashes.get(name):
+            return f"{name} changed since it was compiled (SHA-256 differs)"
     return None
+
+
+def file_digest(path: Path) -> str:
+    """SHA-256 of a file's contents."""
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def graph_files(meta: artifact.Meta) -> list[str]:
@@ -638,9 +656,120 @@ def graph_files(meta: artifact.Meta) -> list[str]:
 
 
 def write_fingerprint(folder: Path, inputs: dict[str, Any]) -> None:
-    sizes = {name: (folder / name).stat().st_size for name in graph_files(inputs["meta"])}
-    record = {"fingerprint": fingerprint(inputs), "sizes": sizes, "inputs": inputs}
+    """Record what ``folder`` was compiled from, and each graph file's size and SHA-256."""
+    names = graph_files(inputs["meta"])
+    record = {
+        "fingerprint": fingerprint(inputs),
+        "sizes": {name: (folder / name).stat().st_size for name in names},
+        "sha256": {name: file_digest(folder / name) for name in names},
+        "inputs": inputs,
+    }
     (folder / FINGERPRINT_FILE).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+
+
+# --- output paths: checked before any work, written atomically -----------------------
+
+
+def check_model_name(section: Section) -> None:
+    """Refuse a model name that is not one plain path component: the artifact folder
+    ``OUT/<model>/`` must lie inside OUT."""
+    name = section.name
+    if name in ("", ".", "..") or any(c in name for c in "/\\\0"):
+        raise InputError(
+            section.path,
+            section.line,
+            f"[Models/{name}]: the model name '{name}' cannot name the artifact folder "
+            "OUT/<model>/; rename the block to a plain name (not '.' or '..', no '/' or '\\')",
+        )
+
+
+def check_targets(out: Path, model: str, source: Path, devices: Sequence[torch.device]) -> None:
+    """Refuse, before any work, output paths that cannot be written: OUT (a file, or not
+    writable), a file where a folder goes, and a stub that would overwrite ``source``."""
+    check_writable_folder(out, "-o")
+    for folder in (out / model, *(out / model / d.type for d in devices)):
+        if folder.exists() and not folder.is_dir():
+            raise Neml2Error(f"-o {out}: '{folder}' is a file, where the artifact needs a folder")
+    stub = artifact.stub_path(out, model)
+    if stub.is_dir():
+        raise Neml2Error(f"-o {out}: the stub '{stub}' is a folder")
+    if stub.exists() and source.exists() and os.path.samefile(stub, source):
+        raise Neml2Error(
+            f"-o {out}: the stub '{stub}' would overwrite the input file '{source}'; "
+            "give another -o or rename the input file"
+        )
+
+
+@contextlib.contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """Hold a Ctrl-C (SIGINT) until the block is done, then raise KeyboardInterrupt."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if received:
+        raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def interrupts_blocked() -> Iterator[None]:
+    """Block SIGINT in this thread, so that the worker processes started inside the block
+    inherit the blocked signal: a Ctrl-C reaches only the parent, which ends them."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def build_folder(folder: Path) -> Path:
+    """A fresh hidden folder beside ``folder`` to compile into (``.<device>.partial-*``)."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=f".{folder.name}.partial-", dir=folder.parent))
+
+
+def install_folder(build: Path, folder: Path) -> None:
+    """Put the complete ``build`` folder in the place of ``folder``; only now is the old
+    folder (if any) moved aside, and then removed."""
+    old = None
+    with interrupts_deferred():
+        if folder.exists() or folder.is_symlink():
+            old = folder.with_name(f".{folder.name}.old-{uuid.uuid4().hex[:8]}")
+            os.replace(folder, old)
+        os.replace(build, folder)
+    if old is not None:
+        if old.is_dir() and not old.is_symlink():
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            old.unlink(missing_ok=True)
+
+
+def write_stub(stub: Path, text: str) -> None:
+    """Write the stub through a temporary file and a rename: never half written."""
+    stub.parent.mkdir(parents=True, exist_ok=True)
+    temporary = stub.with_name(f".{stub.name}.partial-{uuid.uuid4().hex[:8]}")
+    try:
+        temporary.write_text(text)
+        os.replace(temporary, stub)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def missing_folders(folder: Path) -> list[Path]:
+    """``folder`` and its ancestors that do not exist yet, deepest first."""
+    missing: list[Path] = []
+    while not folder.exists() and folder.parent != folder:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
 
 
 # --- compiling -----------------------------------------------------------------------
@@ -648,7 +777,7 @@ def write_fingerprint(folder: Path, inputs: dict[str, Any]) -> None:
 
 @dataclass(frozen=True)
 class Job:
-    """One graph for one device."""
+    """One graph for one device, written to ``path`` in the device's build folder."""
 
     device: torch.device
     graph: str
@@ -657,11 +786,13 @@ class Job:
 
 @dataclass
 class DeviceWork:
-    """A device folder being compiled: its fingerprint inputs and the graphs still running."""
+    """A device folder being compiled: its fingerprint inputs, the graphs still running and
+    the hidden build folder beside it that they are written into (see :func:`build_folder`)."""
 
     folder: Path
     inputs: dict[str, Any]
     remaining: set[str]
+    build: Path
     start: float = 0.0
 
 
@@ -690,7 +821,14 @@ def failure_message(job: Job, err: BaseException) -> str:
 
 
 def init_worker() -> None:
-    """A worker compiles one graph at a time; the -j processes are the parallelism."""
+    """A worker compiles one graph at a time; the -j processes are the parallelism.
+
+    A worker ignores Ctrl-C (it starts with SIGINT blocked, see :func:`interrupts_blocked`):
+    the parent, interrupted, ends the workers and removes the build folders.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     config = torch._inductor.config
     if hasattr(config, "compile_threads"):
         config.compile_threads = 1
@@ -752,12 +890,13 @@ class Compiler:
 
     def finished(self, job: Job, seconds: float) -> None:
         self.compiled += 1
-        print(f"{job.path}: compiled in {seconds:.1f} s", flush=True)
         work = self.work[job.device.type]
+        print(f"{work.folder / job.path.name}: compiled in {seconds:.1f} s", flush=True)
         work.remaining.discard(job.graph)
         if not work.remaining:
-            artifact.write_meta(work.folder, work.inputs["meta"])
-            write_fingerprint(work.folder, work.inputs)
+            artifact.write_meta(work.build, work.inputs["meta"])
+            write_fingerprint(work.build, work.inputs)
+            install_folder(work.build, work.folder)
             elapsed = time.perf_counter() - work.start
             print(f"{work.folder}: done in {elapsed:.1f} s", flush=True)
 
@@ -788,9 +927,10 @@ class Compiler:
                 return
             self.announce(job)
             expected = fingerprint(self.work[job.device.type].inputs)
-            future = pool.submit(
-                compile_in_worker, self.req, str(job.device), job.graph, str(job.path), expected
-            )
+            with interrupts_blocked():
+                future = pool.submit(
+                    compile_in_worker, self.req, str(job.device), job.graph, str(job.path), expected
+                )
             running[future] = job
 
         clean = False
@@ -822,19 +962,6 @@ class Compiler:
                 stop_workers(pool)
 
 
-def clear_folder(folder: Path) -> None:
-    """Remove what an earlier run left: a graph of other -d/-p must not outlive it."""
-    folder.mkdir(parents=True, exist_ok=True)
-    stale = (
-        *(f"{g}.pt2" for g in artifact.GRAPHS),
-        *(f"{g}{INTO_SUFFIX}.pt2" for g in artifact.GRAPHS),
-        artifact.META_FILE,
-        FINGERPRINT_FILE,
-    )
-    for name in stale:
-        (folder / name).unlink(missing_ok=True)
-
-
 def compile_model(
     req: Request,
     prep: Prepared,
@@ -843,32 +970,49 @@ def compile_model(
     processes: int = 1,
     force: bool = False,
 ) -> None:
+    """Compile each stale device folder of ``prep``'s model under ``out``, then the stub.
+
+    Each folder is compiled into a hidden build folder beside it and renamed into place
+    when complete, so that a failure or Ctrl-C leaves the previous folder as it was; the
+    stub is written (atomically) only once every folder it points to is in place.
+    """
     start = time.perf_counter()
     work: dict[str, DeviceWork] = {}
     jobs: list[Job] = []
     up_to_date = 0
-    for device in devices:
-        folder = out / prep.model.name / device.type
-        inputs = fingerprint_inputs(prep, device)
-        reason = "--force" if force else stale_reason(folder, inputs)
-        if reason is None:
-            print(f"{folder}: up to date, skipped", flush=True)
-            up_to_date += 1
-            continue
-        graphs = prep.sel.jobs(device)
-        count = f"{len(graphs)} graph{'s' if len(graphs) != 1 else ''}"
-        print(f"{folder}: {count} to compile ({', '.join(graphs)}); {reason}", flush=True)
-        clear_folder(folder)
-        work[device.type] = DeviceWork(folder, inputs, set(graphs))
-        jobs += [Job(device, graph, folder / f"{graph}.pt2") for graph in graphs]
-    compiler = Compiler(req, prep, work)
-    compiler.run(jobs, processes)
-    stub = artifact.stub_path(out, prep.model.name)
-    text = artifact.stub_text(prep.model.name)
-    if not stub.is_file() or stub.read_text() != text:
-        stub.parent.mkdir(parents=True, exist_ok=True)
-        stub.write_text(text)
-        print(f"{stub}: written")
+    model_folder = out / prep.model.name
+    created = missing_folders(model_folder)
+    done = False
+    try:
+        for device in devices:
+            folder = model_folder / device.type
+            inputs = fingerprint_inputs(prep, device)
+            reason = "--force" if force else stale_reason(folder, inputs)
+            if reason is None:
+                print(f"{folder}: up to date, skipped", flush=True)
+                up_to_date += 1
+                continue
+            graphs = prep.sel.jobs(device)
+            count = f"{len(graphs)} graph{'s' if len(graphs) != 1 else ''}"
+            print(f"{folder}: {count} to compile ({', '.join(graphs)}); {reason}", flush=True)
+            build = build_folder(folder)
+            work[device.type] = DeviceWork(folder, inputs, set(graphs), build)
+            jobs += [Job(device, graph, build / f"{graph}.pt2") for graph in graphs]
+        compiler = Compiler(req, prep, work)
+        compiler.run(jobs, processes)
+        stub = artifact.stub_path(out, prep.model.name)
+        text = artifact.stub_text(prep.model.name)
+        if not stub.is_file() or stub.read_text() != text:
+            write_stub(stub, text)
+            print(f"{stub}: written")
+        done = True
+    finally:
+        for device_work in work.values():
+            shutil.rmtree(device_work.build, ignore_errors=True)
+        if not done:
+            for folder in created:  # deepest first; only those still empty
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
     total = f"done in {time.perf_counter() - start:.1f} s: {compiler.compiled} graph"
     total += "s" if compiler.compiled != 1 else ""
     total += " compiled"
@@ -945,7 +1089,7 @@ def looks_like_file(value: str) -> bool:
 
 def make_parser() -> argparse.ArgumentParser:
     """The parser of :func:`parse_args`, which takes FILE back from --device, -d, -p or --graphs."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="neml2-compile",
         description=DESCRIPTION,
         epilog=EPILOG,
@@ -958,9 +1102,9 @@ def make_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--model",
-        required=True,
         metavar="NAME",
-        help="the block of [Models] to compile (required)",
+        help="the block of [Models] to compile (default: the file's only model; required "
+        "when [Models] holds several)",
     )
     parser.add_argument(
         "--device",
@@ -1031,7 +1175,12 @@ def make_parser() -> argparse.ArgumentParser:
         help="compile even the device folders that are up to date (default: skip them)",
     )
     parser.add_argument(
-        "-o", dest="out", default="aoti", metavar="OUT", help="output folder (default: ./aoti)"
+        "-o",
+        "--output",
+        dest="out",
+        default="aoti",
+        metavar="OUT",
+        help="output folder (default: ./aoti)",
     )
     parser.add_argument(
         "--verbose",
@@ -1078,9 +1227,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
 
     def body() -> int:
+        root = hit.load(args.file)
+        name = args.model if args.model is not None else only_model(args.file)
+        check_model_name(model_section(root, name))
+        devices = parse_devices(args.device)
+        out = Path(args.out)
+        check_targets(out, name, Path(args.file), devices)
         req = Request(
             file=args.file,
-            model=args.model,
+            model=name,
             pairs=tuple(args.pairs),
             params=tuple(args.params),
             graphs=tuple(args.graphs),
@@ -1089,8 +1244,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             verbose=args.verbose,
         )
         prep = prepare(req)
-        devices = parse_devices(args.device)
-        compile_model(req, prep, devices, Path(args.out), args.jobs, args.force)
+        compile_model(req, prep, devices, out, args.jobs, args.force)
         return 0
 
     return run_main("neml2-compile", body)

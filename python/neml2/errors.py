@@ -26,6 +26,14 @@ class HitError(InputError):
     """A HIT syntax or value error: what was found at ``file:line`` and what was expected."""
 
 
+class ArtifactError(Neml2Error):
+    """A compiled artifact that is damaged or does not match its model_meta.json.
+
+    Raised while loading or checking an artifact, before any graph runs on the caller's
+    inputs; the cure is to compile the model again.
+    """
+
+
 class ConvergenceError(Neml2Error):
     """An implicit model's solve failed at some points; retrying with a smaller step may succeed.
 

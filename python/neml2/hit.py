@@ -14,7 +14,9 @@ can point at the line of its value.
 
 from __future__ import annotations
 
+import math
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -132,7 +134,20 @@ class Section:
     def _number(self, key: str, text: str) -> float:
         if not _NUMBER.fullmatch(text.strip()):
             raise self.error(key, f"parameter '{key}': expected a number, got '{text}'")
-        return float(text)
+        return self.finite(key, text.strip())
+
+    def finite(self, key: str, word: str) -> float:
+        """The number ``word`` of parameter ``key`` as a float64, refused when it is not
+        finite: a literal such as ``1e400`` overflows to inf (NEML2 3.1.0 takes it as inf
+        and computes inf or NaN with it), and ``inf``/``nan`` are no material constants."""
+        value = float(word)
+        if not math.isfinite(value):
+            raise self.error(
+                key,
+                f"parameter '{key}': '{word}' is not a finite number "
+                f"(a float64 value lies within +-{sys.float_info.max:.4g})",
+            )
+        return value
 
 
 def load(path: str | Path) -> Section:

@@ -7,10 +7,11 @@ import argparse
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 import torch
 
-from .cli import parse_device, run_main
+from .cli import OneLineParser, check_output_file, finite_float, only_model, parse_device, run_main
 from .errors import Neml2Error
 from .models import Model
 from .shim import CompiledModel, load_model
@@ -55,11 +56,14 @@ def describe(role: str, name: str, tensor: torch.Tensor) -> str:
 
 
 def make_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="neml2-run", description="Evaluate a model's forward once and summarize it."
     )
     parser.add_argument("file", metavar="FILE", help="model .i or compiled stub (*_aoti.i)")
-    parser.add_argument("--model", help="name of the model block in [Models]")
+    parser.add_argument(
+        "--model",
+        help="name of the model block in [Models] (default: the file's only model)",
+    )
     parser.add_argument(
         "--unit-test",
         nargs="?",
@@ -76,11 +80,13 @@ def make_parser() -> argparse.ArgumentParser:
     source.add_argument("--input", help="inputs saved with torch.save as {name: tensor}")
     parser.add_argument(
         "--scale",
-        type=float,
+        type=finite_float,
         default=DEFAULT_SCALE,
         help=f"random inputs are uniform in [0, SCALE) (default: {DEFAULT_SCALE:g})",
     )
-    parser.add_argument("--output", help="save the outputs here with torch.save")
+    parser.add_argument(
+        "-o", "--output", help="save the outputs to this file with torch.save (checked first)"
+    )
     parser.add_argument(
         "--repeat", type=int, default=1, help="time this many calls and report the mean"
     )
@@ -93,15 +99,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     def body() -> int:
         if args.unit_test is not None:
             return unit_test(args)
-        if args.model is None:
-            raise Neml2Error("--model NAME is required (or --unit-test to run the file's driver)")
         if args.batch is not None and args.batch < 0:
             raise Neml2Error(f"--batch {args.batch}: expected a batch size >= 0")
         if args.repeat < 1:
             raise Neml2Error(f"--repeat {args.repeat}: expected at least 1")
+        if args.output is not None:
+            check_output_file(Path(args.output), "--output")
         device = parse_device(args.device)
         torch.set_default_device(device)
-        model = load_model(args.file, args.model)
+        name = args.model if args.model is not None else only_model(args.file)
+        model = load_model(args.file, name)
         if args.input is not None:
             inputs = read_inputs(args.input, device)
         else:

@@ -14,8 +14,8 @@ from typing import Any
 
 import torch
 
-from . import artifact, hit
-from .errors import Neml2Error
+from . import artifact, hit, validate
+from .errors import ArtifactError, Neml2Error
 from .models import Model, Variable, model_section
 from .models.base import Batch, Blocks, Status, Tensors, raise_if_failed
 from .models.sub_batch import build_with_settings
@@ -66,10 +66,37 @@ class CompiledModel:
             p["name"]: torch.tensor(p["value"], dtype=self.dtype, device=device).reshape(p["shape"])
             for p in meta["parameters"]
         }
-        self._graphs = {
-            graph: _load_package(folder / spec["file"], device)
-            for graph, spec in meta["graphs"].items()
-        }
+        context = f"model '{self.name}' on {device}"
+        self._graphs = {}
+        for graph in artifact.GRAPHS:
+            if graph in meta["graphs"]:
+                spec = meta["graphs"][graph]
+                path = folder / spec["file"]
+                validate.check_package(context, graph, path, meta, variant=False)
+                try:
+                    self._graphs[graph] = _load_package(path, device)
+                except (RuntimeError, OSError) as err:
+                    raise ArtifactError(
+                        f"{context}: cannot load graph '{graph}' from '{path}': {_first_line(err)}"
+                    ) from None
+                validate.check_call_spec(context, graph, path, self._graphs[graph], spec)
+        self._probe()
+
+    def _probe(self) -> None:
+        """Call each graph once on one point of zeros and check its returns against the meta,
+        as the C++ loader does: a graph file swapped for another graph of the model, or an
+        edited dtype or shape in model_meta.json, is refused here instead of answering."""
+        with torch.no_grad():
+            for graph, compiled in self._graphs.items():
+                args = validate.probe_args(self.meta, graph, self.parameters, self.device)
+                try:
+                    returned = compiled(*args)
+                except RuntimeError as err:
+                    raise ArtifactError(
+                        f"model '{self.name}': graph '{graph}' fails on one point of zeros "
+                        f"({_first_line(err)}): {validate.MISMATCH}"
+                    ) from None
+                validate.check_returns(self.name, graph, self.meta, returned, 1, self.device)
 
     def named_parameters(self) -> Tensors:
         """The live promoted parameters; changing one in place changes the next call."""
@@ -161,6 +188,11 @@ class CompiledModel:
         if status:
             raise_if_failed(self.name, Status(status["converged"], status["residual"]))
         return result
+
+
+def _first_line(err: BaseException) -> str:
+    """The first line of an exception's message (torch's end in a C++ backtrace)."""
+    return (str(err).strip().splitlines() or [type(err).__name__])[0]
 
 
 def _load_package(path: Path, device: torch.device) -> Any:

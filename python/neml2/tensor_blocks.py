@@ -543,7 +543,7 @@ def _block_tensor(block: Section, key: str, type_name: str) -> torch.Tensor:
     """Option ``key`` of a [Data] block: numbers in place or a [Tensors] block's name."""
     words = block.strings(key)
     try:
-        numbers = [float(w) for w in words]
+        numbers = [block.finite(key, w) for w in words]  # ValueError: not a number
     except ValueError:
         numbers = None
     if numbers is not None:

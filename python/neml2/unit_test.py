@@ -205,7 +205,7 @@ def _values(block: Section, io: str) -> dict[str, tuple[str, torch.Tensor]]:
                         f"parameter '{values_key}': a number ('{word}') is a Scalar; name a "
                         f"[Tensors] block for a {type_name}",
                     )
-                tensor = torch.tensor(float(word), dtype=Model.dtype)
+                tensor = torch.tensor(block.finite(values_key, word), dtype=Model.dtype)
             else:
                 tensor = resolve_typed(block, values_key, word, type_name).data
             found[name] = (values_key, tensor)

@@ -162,5 +162,6 @@ def test_neml2_run_unit_test(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert run.main([str(wrong), "--unit-test", "other"]) == 2
     assert "no [Drivers/other] of type ModelUnitTest" in capsys.readouterr().err
     assert run.main([str(SOURCE), "--unit-test", "--model", "model"]) == 2
-    assert run.main([str(SOURCE)]) == 2
-    assert "--model NAME is required" in capsys.readouterr().err
+    # without --unit-test or --model, the file's only model runs on random inputs
+    assert run.main([str(SOURCE)]) == 0
+    assert "model 'model' (" in capsys.readouterr().out

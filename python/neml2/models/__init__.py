@@ -3,6 +3,7 @@
 # modules whose import registers their types
 from . import (  # noqa: F401
     annealing,
+    chemical_reactions,
     cohesive,
     conversions,
     crystal,
@@ -14,7 +15,9 @@ from . import (  # noqa: F401
     kinematics,
     kocks_mecking,
     normality,
+    phase_field_fracture,
     porous,
+    porous_flow,
     reduction,
     return_mapping,
     rotations,

@@ -280,8 +280,9 @@ class Model:
         return self.parameters
 
     def forward(self, inputs: Mapping[str, torch.Tensor]) -> Tensors:
+        """Every output at the given inputs (each batched ``(B, *shape)`` or one point)."""
         call = Batch(self.name)
-        x = call.take(inputs, self.inputs, "input")
+        x = self._checked(call, "input", inputs, self.inputs)
         ev = self.evaluate(call.expand(x, self.inputs), self.parameters)
         raise_if_failed(self.name, ev.status)
         return call.unbatch(ev.outputs)
@@ -291,26 +292,27 @@ class Model:
     ) -> Tensors:
         """Directional derivative of every output along the tangents of the given inputs.
 
-        An input without a tangent has a zero tangent.
+        An input without a tangent has a zero tangent; with no tangents at all every
+        output's derivative is zero, as the compiled model returns it.
         """
         call = Batch(self.name)
-        x = call.take(inputs, self.inputs, "input")
-        unknown = sorted(set(tangents) - {v.name for v in self.inputs})
-        if unknown:
-            raise Neml2Error(
-                f"model '{self.name}': unknown tangent '{unknown[0]}' "
-                f"(expected inputs: {_names(self.inputs)})"
-            )
+        x = self._checked(call, "input", inputs, self.inputs)
         wrt = [v for v in self.inputs if v.name in tangents]
-        v = call.take(tangents, wrt, "tangent")
+        v = self._checked(call, "tangent", tangents, wrt)
         ev = self.evaluate(call.expand(x, self.inputs), self.parameters, jacobian=True)
         raise_if_failed(self.name, ev.status)
         pairs = [(o.name, i.name) for o in self.outputs for i in wrt]
-        return call.unbatch(self.jvp_of(ev.jacobian, call.expand(v, wrt), pairs))
+        result = self.jvp_of(ev.jacobian, call.expand(v, wrt), pairs)
+        n = 1 if call.size is None else call.size
+        for o in self.outputs:
+            if o.name not in result:
+                result[o.name] = torch.zeros((n, *o.shape), dtype=self.dtype, device=call.device)
+        return call.unbatch({o.name: result[o.name] for o in self.outputs})
 
     def jacobian(self, inputs: Mapping[str, torch.Tensor]) -> Blocks:
+        """Every block ``[output][input]``; one that does not depend on the batch unbatched."""
         call = Batch(self.name)
-        x = call.take(inputs, self.inputs, "input")
+        x = self._checked(call, "input", inputs, self.inputs)
         ev = self.evaluate(call.expand(x, self.inputs), self.parameters, jacobian=True)
         raise_if_failed(self.name, ev.status)
         return {
@@ -322,8 +324,9 @@ class Model:
         }
 
     def param_jacobian(self, inputs: Mapping[str, torch.Tensor]) -> Blocks:
+        """Every block ``[output][parameter]``; one that does not depend on the batch unbatched."""
         call = Batch(self.name)
-        x = call.take(inputs, self.inputs, "input")
+        x = self._checked(call, "input", inputs, self.inputs)
         ev = self.evaluate(call.expand(x, self.inputs), self.parameters, param_jacobian=True)
         raise_if_failed(self.name, ev.status)
         return {
@@ -339,19 +342,55 @@ class Model:
     ) -> Tensors:
         """Adjoint of every parameter; an output without a cotangent has a zero cotangent."""
         call = Batch(self.name)
-        x = call.take(inputs, self.inputs, "input")
-        unknown = sorted(set(cotangents) - {v.name for v in self.outputs})
-        if unknown:
-            raise Neml2Error(
-                f"model '{self.name}': unknown cotangent '{unknown[0]}' "
-                f"(expected outputs: {_names(self.outputs)})"
-            )
-        c = call.take(cotangents, self.outputs, "cotangent", missing_is_zero=True)
+        x = self._checked(call, "input", inputs, self.inputs)
+        c = self._checked(call, "cotangent", cotangents, self.outputs, missing_is_zero=True)
         ev = self.evaluate(call.expand(x, self.inputs), self.parameters, param_jacobian=True)
         raise_if_failed(self.name, ev.status)
         return self.param_vjp_of(
             ev.param_jacobian, self.parameters, call.expand(c, self.outputs), list(self.parameters)
         )
+
+    @property
+    def device(self) -> torch.device | None:
+        """The device the model computes on: the one :meth:`to` moved it to, else its
+        first parameter's; None for a model without parameters that was never moved."""
+        moved: torch.device | None = self.__dict__.get("_device")
+        if moved is not None:
+            return moved
+        first = next(iter(self.parameters.values()), None)
+        return None if first is None else first.device
+
+    def _checked(
+        self,
+        call: Batch,
+        role: str,
+        given: Mapping[str, torch.Tensor],
+        expected: Sequence[Variable],
+        missing_is_zero: bool = False,
+    ) -> Tensors:
+        """The public methods' one argument check, the compiled model's (neml2.shim) in
+        the same order and words: no name the model does not know (inputs; outputs for a
+        cotangent), each expected tensor present (unless ``missing_is_zero``) with its
+        shape, then its dtype and device type. Internal evaluations skip it."""
+        known = self.outputs if role == "cotangent" else self.inputs
+        unknown = sorted(set(given) - {v.name for v in known})
+        if unknown:
+            kind = "outputs" if role == "cotangent" else "inputs"
+            raise Neml2Error(
+                f"model '{self.name}': unknown {role} '{unknown[0]}' "
+                f"(expected {kind}: {', '.join(v.name for v in known)})"
+            )
+        checked = call.take(given, expected, role, missing_is_zero=missing_is_zero)
+        device = self.device
+        for name, tensor in checked.items():
+            wrong_device = device is not None and tensor.device.type != device.type
+            if tensor.dtype != self.dtype or wrong_device:
+                where = device.type if device is not None else tensor.device.type
+                raise Neml2Error(
+                    f"model '{self.name}': {role} '{name}' is {tensor.dtype} on "
+                    f"{tensor.device}, expected {self.dtype} on {where}"
+                )
+        return checked
 
     # --- helpers ---------------------------------------------------------------------
 
@@ -364,6 +403,7 @@ class Model:
     def to(self, device: torch.device | str) -> Model:
         """Move the parameters to ``device`` (in place) and return the model."""
         self.parameters = {k: v.to(device) for k, v in self.parameters.items()}
+        self._device = torch.device(device)
         return self
 
 
@@ -721,7 +761,8 @@ def tensor_option(
                 f"parameter '{key}': a {type_name} has {size} component"
                 f"{'s' if size != 1 else ''}, got {len(words)} numbers",
             )
-        return torch.tensor([float(w) for w in words], dtype=Model.dtype).reshape(shape)
+        values = [section.finite(key, w) for w in words]
+        return torch.tensor(values, dtype=Model.dtype).reshape(shape)
     if len(words) != 1:
         raise section.error(
             key,

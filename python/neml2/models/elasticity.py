@@ -49,6 +49,44 @@ def coefficient_types(
     return [COEFFICIENT_SYMBOLS[t] for t in types]
 
 
+#: Where each pair of elastic constants gives no finite tensor (a division by zero in
+#: :func:`lame_parameters`).
+SINGULAR = {
+    frozenset({"E", "nu"}): "nu = 0.5 or nu = -1",
+    frozenset({"E", "K"}): "E = 9 K",
+    frozenset({"E", "G"}): "E = 3 G",
+    frozenset({"nu", "K"}): "nu = -1",
+    frozenset({"nu", "G"}): "nu = 0.5",
+    frozenset({"nu", "lambda"}): "nu = 0",
+}
+
+#: The physical range of the elastic constants, for messages.
+PHYSICAL = "E > 0, G > 0, K > 0, -1 < nu < 0.5"
+
+
+def refuse_singular(
+    section: Section,
+    values: Mapping[str, torch.Tensor],
+    results: Sequence[torch.Tensor],
+    where: str,
+) -> None:
+    """Refuse elastic constants (symbol -> value) whose tensor, ``results``, is not finite:
+    those at a singular point ``where`` of their parametrisation, where NEML2 3.1.0
+    computes inf or NaN stress (``nu = 0.5`` with E: [inf, inf, inf, nan, nan, nan]).
+    Values merely outside the physical range (``nu = 0.6``, ``E < 0``) NEML2 accepts and
+    computes with: so do we."""
+    if all(bool(torch.isfinite(r).all()) for r in results):
+        return
+    given = ", ".join(
+        f"{s} = {v.item():g}" if v.numel() == 1 else f"{s} = (a table)" for s, v in values.items()
+    )
+    raise section.error(
+        "coefficients",
+        f"[{section.full_name}]: coefficients {given} give an infinite or undefined "
+        f"elasticity tensor (singular where {where}; the physical range is {PHYSICAL})",
+    )
+
+
 def lame_parameters(c: Mapping[str, Dual]) -> tuple[Dual, Dual]:
     """(lambda, G) from any two distinct elastic constants, keyed by symbol."""
     have = frozenset(c)
@@ -150,7 +188,19 @@ class LinearIsotropicElasticity(Model):
         if section.boolean("rate_form", False):
             strain, stress = f"{strain}_rate", f"{stress}_rate"
         coefficients = dict(zip(types, values, strict=True))
-        return cls(section.name, strain, stress, coefficients, section.boolean("compliance", False))
+        compliance = section.boolean("compliance", False)
+        model = cls(section.name, strain, stress, coefficients, compliance)
+        b, a = model._moduli(model.parameters)
+        where = SINGULAR.get(frozenset(types), "")
+        if compliance:
+            where = f"{where + ' or ' if where else ''}G = 0 or K = 0 (compliance form)"
+        refuse_singular(
+            section,
+            {s: model.parameters[n] for n, s in model.symbols.items()},
+            [b.value, a.value],
+            where,
+        )
+        return model
 
     def _moduli(self, p: Mapping[str, torch.Tensor]) -> tuple[Dual, Dual]:
         """(b, a) of ``out = a in + b tr(in) I``: (lambda, 2G), or the compliance's."""

@@ -38,7 +38,13 @@ from .base import (
     variable_name,
 )
 from .dual import Dual
-from .elasticity import COEFFICIENT_SYMBOLS, coefficient_types, lame_parameters
+from .elasticity import (
+    COEFFICIENT_SYMBOLS,
+    SINGULAR,
+    coefficient_types,
+    lame_parameters,
+    refuse_singular,
+)
 
 __all__ = [
     "CubicElasticityTensor",
@@ -59,7 +65,7 @@ def one_scalar(section: Section, key: str, word: str | None = None) -> torch.Ten
     if word is None:
         value = tensor_option(section, key, "Scalar")
     elif _NUMBER.fullmatch(word):
-        value = torch.tensor(float(word), dtype=Model.dtype)
+        value = torch.tensor(section.finite(key, word), dtype=Model.dtype)
     else:
         value = resolve_tensor(section, key, word, "Scalar")
     if value.dim() != 0:
@@ -156,9 +162,11 @@ class IsotropicElasticityTensor(_ElasticityTensor):
     @classmethod
     def from_hit(cls, section: Section) -> Model:
         output = variable_name(section, "C", section.name)
-        return cls(
-            section.name, output, _coefficients(section, 2, list(COEFFICIENT_SYMBOLS.values()))
-        )
+        coefficients = _coefficients(section, 2, list(COEFFICIENT_SYMBOLS.values()))
+        model = cls(section.name, output, coefficients)
+        where = SINGULAR.get(frozenset(coefficients), "")
+        refuse_singular(section, coefficients, [model.tensor(model.parameters)[0]], where)
+        return model
 
     def tensor(self, p: Mapping[str, torch.Tensor]) -> tuple[torch.Tensor, list[torch.Tensor]]:
         lam, G = lame_parameters(self._seeds(p))
@@ -184,7 +192,11 @@ class CubicElasticityTensor(_ElasticityTensor):
     @classmethod
     def from_hit(cls, section: Section) -> Model:
         output = variable_name(section, "C", section.name)
-        return cls(section.name, output, _coefficients(section, 3, CUBIC_SYMBOLS))
+        coefficients = _coefficients(section, 3, CUBIC_SYMBOLS)
+        model = cls(section.name, output, coefficients)
+        where = SINGULAR[frozenset({"E", "nu"})]
+        refuse_singular(section, coefficients, [model.tensor(model.parameters)[0]], where)
+        return model
 
     def tensor(self, p: Mapping[str, torch.Tensor]) -> tuple[torch.Tensor, list[torch.Tensor]]:
         c = self._seeds(p)

@@ -135,6 +135,7 @@ class SubBatched(Model):
     def to(self, device: torch.device | str) -> Model:
         self.inner.to(device)
         self.parameters = self.inner.parameters
+        self._device = torch.device(device)
         return self
 
     def evaluate(

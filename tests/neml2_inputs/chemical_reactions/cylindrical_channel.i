@@ -1,0 +1,6 @@
+# CylindricalChannelGeometry: the default names
+[Models]
+  [model]
+    type = CylindricalChannelGeometry
+  []
+[]

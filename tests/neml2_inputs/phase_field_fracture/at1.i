@@ -1,0 +1,6 @@
+# CrackGeometricFunctionAT1: the default names
+[Models]
+  [model]
+    type = CrackGeometricFunctionAT1
+  []
+[]

@@ -1,0 +1,6 @@
+# CrackGeometricFunctionAT2: the default names
+[Models]
+  [model]
+    type = CrackGeometricFunctionAT2
+  []
+[]
