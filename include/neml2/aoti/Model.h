@@ -238,6 +238,10 @@ public:
 
   /**
    * @brief The second half of run(): the graph on staged arguments, returns checked.
+   * @param call the prepared call (graph, spec, the caller's tensors)
+   * @param args the staged arguments, from stage()
+   * @param begin first row of the chunk in the caller's batch
+   * @param end one past its last row
    * @param into where writes_into(call.graph), buffers on this device for the per-point
    *        returns (detail::written_slots order, rows [begin, end), contiguous) that the
    *        in-place variant stores its results into; those returns are then the buffers.
