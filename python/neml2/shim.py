@@ -17,7 +17,7 @@ import torch
 from . import artifact, hit, validate
 from .errors import ArtifactError, Neml2Error
 from .models import Model, Variable, model_section
-from .models.base import Batch, Blocks, Status, Tensors, raise_if_failed
+from .models.base import Batch, Blocks, Status, Tensors, raise_if_failed, refuse_unknown
 from .models.sub_batch import build_with_settings
 from .runtime import use_system_cxx_runtime
 
@@ -140,14 +140,7 @@ class CompiledModel:
         call = Batch(self.name)
         checked: dict[str, Tensors] = {}
         for role, tensors in given.items():
-            known = self.outputs if role == "cotangent" else self.inputs
-            unknown = sorted(set(tensors) - {v.name for v in known})
-            if unknown:
-                kind = "outputs" if role == "cotangent" else "inputs"
-                raise Neml2Error(
-                    f"model '{self.name}': unknown {role} '{unknown[0]}' "
-                    f"(expected {kind}: {', '.join(v.name for v in known)})"
-                )
+            refuse_unknown(self.name, role, tensors, self.inputs, self.outputs)
             wanted = [self._variables[a["name"]] for a in spec["args"] if a["role"] == role]
             extra = sorted(set(tensors) - {v.name for v in wanted})
             if extra:

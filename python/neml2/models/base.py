@@ -372,14 +372,7 @@ class Model:
         the same order and words: no name the model does not know (inputs; outputs for a
         cotangent), each expected tensor present (unless ``missing_is_zero``) with its
         shape, then its dtype and device type. Internal evaluations skip it."""
-        known = self.outputs if role == "cotangent" else self.inputs
-        unknown = sorted(set(given) - {v.name for v in known})
-        if unknown:
-            kind = "outputs" if role == "cotangent" else "inputs"
-            raise Neml2Error(
-                f"model '{self.name}': unknown {role} '{unknown[0]}' "
-                f"(expected {kind}: {', '.join(v.name for v in known)})"
-            )
+        refuse_unknown(self.name, role, given, self.inputs, self.outputs)
         checked = call.take(given, expected, role, missing_is_zero=missing_is_zero)
         device = self.device
         for name, tensor in checked.items():
@@ -405,6 +398,25 @@ class Model:
         self.parameters = {k: v.to(device) for k, v in self.parameters.items()}
         self._device = torch.device(device)
         return self
+
+
+def refuse_unknown(
+    model: str,
+    role: str,
+    given: Mapping[str, torch.Tensor],
+    inputs: Sequence[Variable],
+    outputs: Sequence[Variable],
+) -> None:
+    """Refuse a name in ``given`` that ``model`` does not know: an output for a
+    cotangent, an input for any other role (the eager and the compiled model's check)."""
+    known = outputs if role == "cotangent" else inputs
+    unknown = sorted(set(given) - {v.name for v in known})
+    if unknown:
+        kind = "outputs" if role == "cotangent" else "inputs"
+        raise Neml2Error(
+            f"model '{model}': unknown {role} '{unknown[0]}' "
+            f"(expected {kind}: {', '.join(v.name for v in known)})"
+        )
 
 
 def raise_if_failed(model: str, status: Status | None) -> None:
