@@ -263,26 +263,31 @@ TEMPLATE_TEST_CASE("a chunk the scheduler may not assign is refused before it ru
   }
 }
 
-TEST_CASE("a bad NEML2_STAGING_THREADS is refused when the policy is made", "[policy]")
+TEST_CASE("a bad NEML2_STAGING_THREADS or NEML2_IDLE_RELEASE_MS is refused when the policy is "
+          "made",
+          "[policy]")
 {
   const auto make = [] {
     AsyncPolicy<Simple> p(std::make_shared<Simple>(Simple::Config{"cpu", 4}));
   };
-  for (const std::string bad : {"0", "-2", "x", "3 "})
+  for (const std::string name : {"NEML2_STAGING_THREADS", "NEML2_IDLE_RELEASE_MS"})
   {
-    setenv("NEML2_STAGING_THREADS", bad.c_str(), 1);
-    std::string what = "(no FatalError)";
-    try
+    for (const std::string bad : {"0", "-2", "x", "3 "})
     {
-      make();
+      setenv(name.c_str(), bad.c_str(), 1);
+      std::string what = "(no FatalError)";
+      try
+      {
+        make();
+      }
+      catch (const FatalError & e)
+      {
+        what = e.what();
+      }
+      CHECK(what == name + " must be a positive integer, not '" + bad + "'");
     }
-    catch (const FatalError & e)
-    {
-      what = e.what();
-    }
-    CHECK(what == "NEML2_STAGING_THREADS must be a positive integer, not '" + bad + "'");
+    setenv(name.c_str(), "2", 1);
+    CHECK_NOTHROW(make());
+    unsetenv(name.c_str());
   }
-  setenv("NEML2_STAGING_THREADS", "2", 1);
-  CHECK_NOTHROW(make());
-  unsetenv("NEML2_STAGING_THREADS");
 }

@@ -1,6 +1,7 @@
 // A thread bound to one device that runs submitted tasks in order.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -14,6 +15,9 @@
 #include <c10/core/StreamGuard.h>
 #include <c10/core/impl/VirtualGuardImpl.h>
 
+#include "neml2/aoti/detail/env.h"
+#include "neml2/aoti/detail/openmp.h"
+
 namespace neml2::aoti::detail
 {
 /**
@@ -22,6 +26,10 @@ namespace neml2::aoti::detail
  * one chunk's copies with another chunk's compute (a fresh thread that never set
  * its device fails inside the AOTI runner). Tasks must not throw; anything that
  * escapes is swallowed rather than terminating the process.
+ *
+ * A worker idle for `NEML2_IDLE_RELEASE_MS` milliseconds (default 5) after a task gives
+ * its OpenMP threads back (release_openmp_threads()), so that idle lanes do not slow the
+ * short parallel regions of the threads still at work; its next task starts them again.
  */
 class Worker
 {
@@ -31,6 +39,8 @@ public:
   explicit Worker(at::Device device, int threads = 0)
       : _device(device),
         _threads(threads),
+        _idle(std::chrono::milliseconds(
+            positive_from_env("NEML2_IDLE_RELEASE_MS").value_or(default_idle_ms))),
         _thread([this] { loop(); })
   {
   }
@@ -61,6 +71,9 @@ public:
   /// The device this worker drives.
   const at::Device & device() const { return _device; }
 
+  /// Milliseconds of idleness after which a worker gives its OpenMP threads back.
+  static constexpr std::size_t default_idle_ms = 5;
+
 private:
   void loop()
   {
@@ -90,17 +103,27 @@ private:
         // The first task on this device reports the problem when it runs.
       }
     }
+    bool holds_threads = false; // ran a task since it last gave its OpenMP threads back
+    const auto ready = [this] { return _stop || !_tasks.empty(); };
     while (true)
     {
       std::function<void()> task;
       {
         std::unique_lock<std::mutex> lock(_mutex);
-        _cv.wait(lock, [this] { return _stop || !_tasks.empty(); });
+        if (holds_threads && !_cv.wait_for(lock, _idle, ready))
+        {
+          lock.unlock();
+          release_openmp_threads();
+          holds_threads = false;
+          continue;
+        }
+        _cv.wait(lock, ready);
         if (_tasks.empty())
           return;
         task = std::move(_tasks.front());
         _tasks.pop_front();
       }
+      holds_threads = true;
       try
       {
         task();
@@ -113,6 +136,7 @@ private:
 
   at::Device _device;
   int _threads;
+  std::chrono::milliseconds _idle;
   std::mutex _mutex;
   std::condition_variable _cv;
   std::deque<std::function<void()>> _tasks;

@@ -1,0 +1,83 @@
+// The worker lane: an idle lane gives its OpenMP threads back and takes them again for its
+// next task.
+#include "catch.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <future>
+#include <string>
+#include <thread>
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+
+#include "neml2/aoti/detail/Worker.h"
+
+using neml2::aoti::detail::Worker;
+
+namespace
+{
+/// Threads of this process now (Linux).
+std::size_t
+threads_now()
+{
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto & entry : std::filesystem::directory_iterator("/proc/self/task"))
+    ++n;
+  return n;
+}
+
+/// Run a parallel region on @p worker and wait for it.
+void
+parallel_task(Worker & worker)
+{
+  std::promise<void> done;
+  worker.submit(
+      [&done]
+      {
+        // an operator of libtorch's (at::parallel_for in this file would be serial unless
+        // the test itself were built with OpenMP)
+        const auto x = at::ones({1 << 20}, at::kDouble);
+        (void)(x * x);
+        done.set_value();
+      });
+  done.get_future().wait();
+}
+
+/// Poll until the thread count is @p n (or two seconds pass); the last count seen.
+std::size_t
+settles_at(std::size_t n)
+{
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  std::size_t now = threads_now();
+  while (now != n && std::chrono::steady_clock::now() < until)
+  {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    now = threads_now();
+  }
+  return now;
+}
+} // namespace
+
+TEST_CASE("an idle worker gives its OpenMP threads back and starts them for its next task",
+          "[worker]")
+{
+  if (at::get_parallel_info().find("OpenMP") == std::string::npos ||
+      !neml2::aoti::detail::release_openmp_threads())
+    SKIP("torch runs no OpenMP runtime with omp_pause_resource_all here");
+  setenv("NEML2_IDLE_RELEASE_MS", "100", 1); // long enough to see the team while it stays
+  Worker worker(at::kCPU, 2);                // regions of two threads: one thread more
+  unsetenv("NEML2_IDLE_RELEASE_MS");
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const std::size_t idle = threads_now();
+
+  parallel_task(worker);
+  const std::size_t working = threads_now(); // the team stays while the lane is busy
+  CHECK(working == idle + 1);
+  CHECK(settles_at(idle) == idle); // 100 ms idle: the team is gone
+
+  parallel_task(worker);
+  CHECK(threads_now() == idle + 1); // and back for the next task
+  CHECK(settles_at(idle) == idle);
+}
