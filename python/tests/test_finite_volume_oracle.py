@@ -11,8 +11,8 @@ compared with our dense blocks. The points cover both signs of the velocity and 
 (where the upwind weight is 1/2), both sides of the boundary values, a single bin, cells
 of unequal widths and a negative spacing. The parameter Jacobians, which NEML2 does not
 report, are checked against central differences of our forward. Where NEML2 3.1.0 cannot
-evaluate a file (a variable gives the shift or the width; fixed cell values to
-interpolate), ours equals the same model with values in place of the variables and its
+evaluate a file (a variable gives the shift, the width or the cell centers; fixed cell
+values to interpolate), ours equals the same model with values in place of the variables and its
 derivatives agree with central differences.
 """
 
@@ -129,6 +129,15 @@ CASES = [
     Case(f("smeared.i"), {"magnitude": t(2.0, -1.0, 0.5, 3.0), "location": t(1.2, 0.0, 2.6, 5.5)}),
     Case(f("dump.i"), {"magnitude": t(2.0, -1.5, 0.0)}),
     Case(f("dump_named.i"), {"nucleation_rate": t(4.0, 0.25)}),
+    # the prefactor from a model the composition brings in
+    Case(
+        f("prefactor_model.i"),
+        {
+            "u": rows([0.0, 1.0, 3.0, 6.0], [1.0, -1.0, 1.0, -1.0], [2.0, 2.0, 2.0, 2.5]),
+            "D": rows([1.0, 2.0, 3.0, 4.0], [0.5, 0.5, 0.1, 0.2], [3.0, 1.0, 2.0, 0.0]),
+        },
+        dense=True,
+    ),
     # inflow at the left, flow to the right, to the left, and stagnating in the middle
     Case(
         f("composed.i"),
@@ -163,6 +172,18 @@ REFUSED = {
         ),
         "type = SmearedDeltaSource\n magnitude = rate\n location = radius\n smeared_source ="
         " source\n width = {w!r}\n cell_centers = centers",
+        "tuple index out of range",
+    ),
+    "centers_variable": (
+        Case(
+            f("centers_variable.i"),
+            {
+                "magnitude": t(2.0, -1.0, 0.5),
+                "location": t(1.0, 0.3, 2.0),
+                "xc": rows([0.5, 1.0, 1.5, 2.0], [0.0, 0.2, 0.5, 1.0], [1.0, 2.0, 3.0, 4.0]),
+            },
+        ),
+        "type = SmearedDeltaSource\n width = 0.5\n cell_centers = xc",
         "tuple index out of range",
     ),
     # IndexError: its forward slices fixed cell values along a sub-batch axis they lack
@@ -251,10 +272,16 @@ def test_what_neml2_cannot_evaluate(name: str, theirs: list[dict]) -> None:
         )
         parameter_jacobian_by_differences(model, x, case.id, atol=1e-7)
         return
-    coupled = {"semi_infinite_variable": "s", "smeared_variable": "w"}[name]
+    coupled = {"semi_infinite_variable": "s", "smeared_variable": "w", "centers_variable": "xc"}
+    coupled = coupled[name]
     ours = model.forward(x)
     for b, value in enumerate(x[coupled].tolist()):
-        fixed = build(body.format(**{coupled: value}))
+        if coupled == "xc":  # this point's centers as a [Tensors] table
+            TABLES["xc"] = value
+            fixed = build(body)
+            del TABLES["xc"]
+        else:
+            fixed = build(body.format(**{coupled: value}))
         one = {k: v[b : b + 1] for k, v in x.items() if k != coupled}
         for out, got in fixed.forward(one).items():
             torch.testing.assert_close(ours[out][b : b + 1], got, rtol=1e-14, atol=0.0)
@@ -322,6 +349,27 @@ def test_shapes_along_the_cell_axis() -> None:
     x = {"c": rows([0.5] * 5), "v": rows([0.8] * 5)}
     rate = model.forward(x)["c_rate"]
     torch.testing.assert_close(rate, rows([0.0, 0.0, 0.0, 0.0, 2.5]), rtol=0.0, atol=1e-14)
+
+
+def test_a_model_output_gives_the_prefactor() -> None:
+    """The interpolated diffusivity weighs the differences of u edge by edge."""
+    case = case_named("prefactor_model")
+    model = case.build()
+    assert [m.name for m in model.models] == ["diffusivity", "gradient"]
+    x = {"u": rows([0.0, 1.0, 3.0, 6.0]), "D": rows([1.0, 2.0, 3.0, 4.0])}
+    # edges midway between the centers: D at the edges is [1.5, 2.5, 3.5]
+    assert model.forward(x)["grad_u"].tolist() == [[-1.5, -5.0, -10.5]]
+
+
+def test_dumped_source_with_centers_from_a_variable() -> None:
+    """The centers only count the bins: the source does not depend on them."""
+    model = declared("type = DumpInSmallestBin\n cell_centers = xc", "xc = '(2; 3)'")
+    x = {"magnitude": t(2.0, -0.5), "xc": rows([0.0, 1.0, 2.0], [5.0, 6.0, 9.0])}
+    assert model.forward(x)["state/dumped_source"].tolist() == [[2.0, 0.0, 0.0], [-0.5, 0.0, 0.0]]
+    jac = model.jacobian(x)["state/dumped_source"]
+    assert jac["xc"].shape == (2, 3, 3)
+    assert float(jac["xc"].abs().max()) == 0.0
+    assert jac["magnitude"].tolist() == [[1.0, 0.0, 0.0]] * 2
 
 
 def test_smeared_source_integrates_to_its_magnitude() -> None:
