@@ -35,6 +35,7 @@ from .oracle import (  # noqa: F401
     parameter_jacobian_by_differences,
 )
 from .test_neml2_oracle import INPUTS
+from .test_viscoelasticity_oracle import exports
 
 FOLDER = INPUTS / "finite_volume"
 F64 = torch.float64
@@ -434,3 +435,10 @@ def test_axes_that_do_not_fit_are_one_line_errors() -> None:
     model = build("type = FiniteVolumeGradient\n dx = 1")
     with pytest.raises(Neml2Error, match=r"input 'u' has no sub-batch axis .*example_batch_shape"):
         model.forward({"u": t(1.0, 2.0)})
+
+
+@pytest.mark.parametrize("name", ["composed", "smeared", "dump", "interpolate"])
+def test_kernels_export(name: str) -> None:
+    """The stencils (shifted diagonals, padding, the upwind step), the boundary values and
+    the sources export with a dynamic batch and agree with the eager graphs."""
+    exports(case_named(name))
