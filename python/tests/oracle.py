@@ -43,6 +43,9 @@ class Case:
     #: sub-batch axes given beside the file's [Settings] (variable name -> axes): per-point
     #: axes that NEML2 sees as dynamic batch axes (SR2DynamicMean's, for instance)
     sub_batch: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    #: ask NEML2 for its dense Jacobian column by column (its ``jvp`` along each component
+    #: of each input), for stencils along a sub-batch axis that its ``jacobian`` cannot seed
+    dense: bool = False
 
     def __post_init__(self) -> None:
         if not self.batch:
@@ -93,6 +96,7 @@ def ask(folder: Path, cases: Sequence[Case]) -> list[dict]:
                     "model": c.model,
                     "batch": c.batch,
                     "steps": [dict(c.inputs)],
+                    "jvp_columns": c.dense,
                     # axes given beside the file are the ones NEML2 calls dynamic
                     "sub_batch_ndim": {
                         v.name: len(v.sub_batch)
@@ -192,6 +196,16 @@ def check(case: Case, theirs: dict, model: Model | None = None) -> None:
         # NEML2 3.1.0 computes this model's values but fails on its Jacobian: ours is
         # checked against central differences of our own (oracle-checked) values instead
         check_by_differences(model, x, case.id)
+        return
+    if theirs.get("dense"):
+        # NEML2's dense blocks (B, of size, wrt size), column by column from its jvp
+        ours_jac = full_jacobian(model, x)
+        for of, row in ours_jac.items():
+            for wrt, block in row.items():
+                want = theirs["jacobian"][of][wrt]
+                assert want.numel() == block.numel(), f"{case.id} d{of}/d{wrt}: {want.shape}"
+                theirs["jacobian"][of][wrt] = want.reshape(block.shape)
+        assert_agree(ours_jac, theirs["jacobian"], f"{case.id} jacobian")
         return
     ours_jac = as_neml2_writes(model, full_jacobian(model, x), theirs["jacobian"])
     assert_agree(ours_jac, theirs["jacobian"], f"{case.id} jacobian")

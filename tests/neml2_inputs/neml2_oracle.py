@@ -6,6 +6,8 @@ project): ``python neml2_oracle.py REQUEST.pt RESULT.pt``. REQUEST holds
 ``{"file", "model", "batch", "steps": [{input name: (batch, ...) tensor}, ...]}``; RESULT gets
 ``{"version", "steps": [{"outputs": {...}, "jacobian": {of: {wrt: tensor}}}, ...]}``
 with NEML2's eager outputs and Jacobian blocks, ``(B, *of, *wrt)``; with
+``"jvp_columns": True`` dense blocks ``(B, of size, wrt size)`` from NEML2's ``jvp``, one
+column per component of each input (RESULT's step then has ``"dense": True``); with
 ``"outputs_only": True`` the outputs alone (for a model whose Jacobian NEML2 cannot
 build, which can take NEML2 long to find out). A REQUEST of the form
 ``{"cases": [request, ...]}`` answers several files in one process: RESULT then holds
@@ -100,6 +102,8 @@ def answer(request: dict) -> list[dict]:
     if request.get("outputs_only"):
         return values_only(model, request, None)
     try:
+        if request.get("jvp_columns"):
+            return jvp_columns(model, request)
         return jacobians(model, request)
     except Exception as err:
         if any(f in str(err) for f in LAYOUT_FAULTS):
@@ -130,6 +134,56 @@ def jacobians(model: object, request: dict) -> list[dict]:
                     for o, row in jac.items()
                 },
                 "inputs": list(held[0].input_spec),
+            }
+        )
+    return steps
+
+
+def jvp_columns(model: object, request: dict) -> list[dict]:
+    """NEML2's outputs and dense Jacobian blocks ``(B, of size, wrt size)`` built column
+    by column from its forward-mode ``jvp``, one unit tangent per component of each
+    input's per-point shape (sub-batch axes included), for models whose ``jacobian``
+    seeds one direction per base component only (a stencil along a sub-batch axis)."""
+    ndim = request.get("sub_batch_ndim", {})
+    steps = []
+    for inputs in request["steps"]:
+        outputs: list[dict] = []
+        blocks: list[dict] = []
+        for b in range(request["batch"]):
+            x = point(model, request, inputs, b)
+            spec = model.input_spec  # type: ignore[attr-defined]
+            columns: dict = {}
+            for name, value in inputs.items():
+                for j in range(value[b].numel()):
+                    unit = torch.zeros_like(value[b])
+                    unit.view(-1)[j] = 1.0
+                    tangent = (
+                        spec[name](unit, sub_batch_ndim=ndim[name])
+                        if ndim.get(name)
+                        else unit
+                    )
+                    out, jvp = model.jvp(x, {name: tangent})  # type: ignore[attr-defined]
+                    for o, t in jvp.items():
+                        columns.setdefault(o, {}).setdefault(name, []).append(
+                            plain(t).reshape(-1)
+                        )
+            outputs.append({k: plain(v) for k, v in out.items()})
+            blocks.append(
+                {
+                    o: {i: torch.stack(c, dim=-1) for i, c in row.items()}
+                    for o, row in columns.items()
+                }
+            )
+        steps.append(
+            {
+                "outputs": {
+                    k: torch.stack([p[k] for p in outputs]) for k in outputs[0]
+                },
+                "jacobian": {
+                    o: {i: torch.stack([p[o][i] for p in blocks]) for i in row}
+                    for o, row in blocks[0].items()
+                },
+                "dense": True,
             }
         )
     return steps

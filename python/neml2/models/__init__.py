@@ -9,6 +9,7 @@ from . import (  # noqa: F401
     crystal,
     eigenstrains,
     elasticity_tensors,
+    finite_volume,
     generic,
     hardening,
     interpolation,
