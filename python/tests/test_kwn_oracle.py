@@ -616,10 +616,17 @@ def test_refuses(body: str, message: str, tensors: str, settings: str) -> None:
 
 
 def test_volume_fraction_needs_the_bins() -> None:
-    """Without a size-bin axis on the number density there is nothing to sum."""
+    """Without a size-bin axis on the number density there is nothing to sum, even where
+    the radius has one."""
     model = build("type = PrecipitateVolumeFraction\n radius = 1e-9")
     with pytest.raises(ValueError, match="needs one sub-batch axis"):
         model.forward({"number_density": t(1e22)})
+    model = build(
+        "type = PrecipitateVolumeFraction\n radius = R",
+        settings="[Settings]\n [example_batch_shape]\n R = '(2; 3)'\n []\n[]\n",
+    )
+    with pytest.raises(ValueError, match="'number_density' needs one sub-batch axis"):
+        model.forward({"number_density": t(1e22), "R": bins((1e-9, 2e-9, 3e-9))})
 
 
 def test_kernels_export() -> None:

@@ -300,6 +300,9 @@ class _Kwn(Model):
     def compute(
         self, v: Mapping[Address, torch.Tensor], derivatives: bool
     ) -> tuple[Tensors, dict[str, dict[Address, torch.Tensor]]]:
+        """The outputs by key and their partials by argument (every argument is a value
+        broadcastable to ``(B, *sub)``); the partials may be skipped unless
+        ``derivatives``."""
         raise NotImplementedError
 
     def param_jacobian_batched(self, of: str, param: str) -> bool:
@@ -314,7 +317,7 @@ class _Kwn(Model):
     ) -> Evaluation:
         n = next(iter(x.values())).shape[0] if x else 1
         k = len(self.sub)
-        if self.reduces and k != 1:
+        if self.reduces and (k != 1 or not self.var_sub.get(self.names[self.inputs_spec[0]])):
             raise ValueError(
                 f"{self.type_name} '{self.name}': '{self.names[self.inputs_spec[0]]}' needs "
                 f"one sub-batch axis (the size bins), declared in "
@@ -562,11 +565,13 @@ class NucleationBarrierAndCriticalRadius(_Kwn):
         Vm = v[("molar_volume", 0)]
         R = 2.0 * gamma * Vm / dg
         c = 16.0 / 3.0 * math.pi
-        barrier = c * gamma**3 * Vm * Vm / (dg * dg)
+        # products rather than ** 3: Inductor cannot lower the power of a baked constant
+        gamma3 = gamma * gamma * gamma
+        barrier = c * gamma3 * Vm * Vm / (dg * dg)
         db = {
             ("surface_energy", 0): 3.0 * c * gamma * gamma * Vm * Vm / (dg * dg),
             ("total_gibbs_free_energy_difference", 0): -2.0 * barrier / dg,
-            ("molar_volume", 0): 2.0 * c * gamma**3 * Vm / (dg * dg),
+            ("molar_volume", 0): 2.0 * c * gamma3 * Vm / (dg * dg),
         }
         dR = {
             ("surface_energy", 0): 2.0 * Vm / dg,
@@ -626,7 +631,7 @@ class PrecipitateVolumeFraction(_Kwn):
     ) -> tuple[Tensors, dict[str, dict[Address, torch.Tensor]]]:
         nd, R = v[("number_density", 0)], v[("radius", 0)]
         c = 4.0 / 3.0 * math.pi
-        per_bin = c * R**3
+        per_bin = c * R * R * R  # not R ** 3, which Inductor cannot lower for a constant
         f = (per_bin * nd).sum(-1)
         d = {("number_density", 0): per_bin, ("radius", 0): 3.0 * c * R * R * nd}
         return {"volume_fraction": f}, {"volume_fraction": d}
