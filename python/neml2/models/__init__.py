@@ -15,6 +15,7 @@ from . import (  # noqa: F401
     interpolation,
     kinematics,
     kocks_mecking,
+    kwn,
     normality,
     phase_field_fracture,
     porous,
