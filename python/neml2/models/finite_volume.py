@@ -303,7 +303,8 @@ class _CellAxis(Model):
         args = {k: x[self.var(k)] for k in self.input_keys()}
         for k in self.fixed_keys:
             value = p[f"{self.name}.{k}"]
-            args[k] = value.expand((n, *value.shape))
+            # materialised: Inductor (torch 2.13) cannot unsqueeze an expanded constant
+            args[k] = value.expand((n, *value.shape)).contiguous()
         outs, d = self.compute(args, jacobian or param_jacobian)
         ev = Evaluation({self.names[k]: v for k, v in outs.items()})
 
