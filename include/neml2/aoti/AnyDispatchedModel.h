@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "neml2/aoti/DispatchedModel.h"
 
@@ -74,6 +75,12 @@ public:
   TensorMap & named_parameters() { return _impl->named_parameters(); }
   /// @copydoc DispatchedModel::meta
   const Meta & meta() const { return _impl->meta(); }
+  /// @copydoc Model::inputs
+  const std::vector<VariableSpec> & inputs() const { return _impl->meta().inputs; }
+  /// @copydoc Model::outputs
+  const std::vector<VariableSpec> & outputs() const { return _impl->meta().outputs; }
+  /// @copydoc DispatchedModel::parameters
+  std::vector<ParameterInfo> parameters() const { return _impl->parameters(); }
   /// @copydoc DispatchedModel::last_dispatch
   const DispatchInfo & last_dispatch() const { return _impl->last_dispatch(); }
   /// @copydoc DispatchedModel::set_chunk_hook
@@ -110,6 +117,7 @@ private:
     virtual void release_buffers() = 0;
     virtual TensorMap & named_parameters() = 0;
     virtual const Meta & meta() const = 0;
+    virtual std::vector<ParameterInfo> parameters() const = 0;
     virtual const DispatchInfo & last_dispatch() const = 0;
     virtual bool asynchronous() const = 0;
     virtual void set_chunk_hook(ChunkHook) = 0;
@@ -146,6 +154,7 @@ private:
     void release_buffers() override { model.release_buffers(); }
     TensorMap & named_parameters() override { return model.named_parameters(); }
     const Meta & meta() const override { return model.meta(); }
+    std::vector<ParameterInfo> parameters() const override { return model.parameters(); }
     const DispatchInfo & last_dispatch() const override { return model.last_dispatch(); }
     void set_chunk_hook(ChunkHook h) override { model.set_chunk_hook(std::move(h)); }
     void set_trace(const std::string & path) override { model.set_trace(path); }

@@ -91,6 +91,23 @@ public:
   const Meta & meta() const { return _s->models.front()->meta(); }
   /// @brief The model's block name.
   const std::string & name() const { return meta().model; }
+  /// @copydoc Model::inputs
+  const std::vector<VariableSpec> & inputs() const { return meta().inputs; }
+  /// @copydoc Model::outputs
+  const std::vector<VariableSpec> & outputs() const { return meta().outputs; }
+  /**
+   * @brief The promoted parameters in the graphs' order as named_parameters() holds them now:
+   * name, shape, device and dtype (the master copy, on the CPU unless replaced by a tensor on a
+   * GPU; each device gets its own copy before a call). A map a call would refuse is refused
+   * here with the same FatalError.
+   */
+  std::vector<ParameterInfo> parameters() const
+  {
+    if constexpr (pass_through)
+      return _s->models.front()->parameters();
+    else
+      return detail::parameter_info(meta(), _s->master, std::nullopt);
+  }
   /// @brief The per-device models, in scheduler device order.
   const Model & model(std::size_t device = 0) const { return *_s->models.at(device); }
   /// @brief Number of devices.

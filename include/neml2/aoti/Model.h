@@ -153,6 +153,19 @@ public:
   /// @brief The validated model_meta.json.
   const Meta & meta() const { return _meta; }
 
+  /// @brief The inputs in the graphs' order: name, per-point shape (sub-batch axes first) and
+  /// the sub-batch axes; a host sizes its arrays `(B, *shape)` from these.
+  const std::vector<VariableSpec> & inputs() const { return _meta.inputs; }
+  /// @brief The outputs in the graphs' order, as inputs() describes them.
+  const std::vector<VariableSpec> & outputs() const { return _meta.outputs; }
+  /// @brief The promoted parameters in the graphs' order as named_parameters() holds them now:
+  /// name, shape, device and dtype. A map a call would refuse (an entry removed, or replaced by
+  /// one of another shape, dtype or device) is refused here with the same FatalError.
+  std::vector<ParameterInfo> parameters() const
+  {
+    return detail::parameter_info(_meta, _parameters, _device);
+  }
+
   /**
    * @brief The promoted parameters by name (e.g. "model.E"), on the model's device.
    *

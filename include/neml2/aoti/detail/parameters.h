@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <ATen/ATen.h>
 
@@ -62,5 +63,24 @@ checked_parameter(const Meta & meta, const TensorMap & params, const VariableSpe
         (device ? ", " + std::string(c10::toString(meta.dtype)) + ", on " + device->str()
                 : " and dtype " + std::string(c10::toString(meta.dtype)) + ", on cpu or cuda"));
   return t;
+}
+
+/**
+ * The promoted parameters of @p meta as @p params holds them, in the graphs' order; the same
+ * checks as a call (checked_parameter()), so a map a call would refuse is refused here too.
+ */
+inline std::vector<ParameterInfo>
+parameter_info(const Meta & meta, const TensorMap & params,
+               const std::optional<at::Device> & device)
+{
+  check_parameter_names(meta, params);
+  std::vector<ParameterInfo> out;
+  out.reserve(meta.parameters.size());
+  for (const auto & spec : meta.parameters)
+  {
+    const at::Tensor & t = checked_parameter(meta, params, spec, device);
+    out.push_back({spec.name, t.sizes().vec(), t.device(), t.scalar_type()});
+  }
+  return out;
 }
 } // namespace neml2::aoti::detail
