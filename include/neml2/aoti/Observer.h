@@ -14,7 +14,7 @@
 #include <ATen/ATen.h>
 #include <ATen/record_function.h>
 
-#include "neml2/aoti/artifact/Meta.h"
+#include "neml2/aoti/types.h"
 
 namespace neml2::aoti
 {
@@ -183,8 +183,7 @@ private:
     static const std::map<Graph, std::string> names = []
     {
       std::map<Graph, std::string> m;
-      for (const Graph g :
-           {Graph::forward, Graph::jvp, Graph::jacobian, Graph::param_jacobian, Graph::param_vjp})
+      for (const Graph g : all_graphs)
         m[g] = std::string("neml2::") + graph_name(g);
       return m;
     }();

@@ -1,6 +1,7 @@
-// Named-tensor containers shared by every layer.
+// The vocabulary shared by every layer: the graphs, named-tensor containers, parameter info.
 #pragma once
 
+#include <array>
 #include <map>
 #include <string>
 #include <vector>
@@ -9,6 +10,40 @@
 
 namespace neml2::aoti
 {
+/// @brief The graphs a model may carry, one `.pt2` each.
+enum class Graph
+{
+  forward,
+  jvp,
+  jacobian,
+  param_jacobian,
+  param_vjp
+};
+
+/// @brief The name of @p g as used in model_meta.json and in messages.
+inline const char *
+graph_name(Graph g)
+{
+  switch (g)
+  {
+    case Graph::forward:
+      return "forward";
+    case Graph::jvp:
+      return "jvp";
+    case Graph::jacobian:
+      return "jacobian";
+    case Graph::param_jacobian:
+      return "param_jacobian";
+    case Graph::param_vjp:
+      return "param_vjp";
+  }
+  return "?";
+}
+
+/// @brief Every graph, in the order of the enumeration.
+inline constexpr std::array<Graph, 5> all_graphs{Graph::forward, Graph::jvp, Graph::jacobian,
+                                                 Graph::param_jacobian, Graph::param_vjp};
+
 /// @brief Tensors by variable or parameter name (e.g. "strain", "model.E").
 using TensorMap = std::map<std::string, at::Tensor>;
 

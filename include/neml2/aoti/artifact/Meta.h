@@ -18,39 +18,10 @@
 
 #include "neml2/aoti/Exception.h"
 #include "neml2/aoti/artifact/parse_json.h"
+#include "neml2/aoti/types.h"
 
 namespace neml2::aoti
 {
-/// @brief The graphs a model may carry, one `.pt2` each.
-enum class Graph
-{
-  forward,
-  jvp,
-  jacobian,
-  param_jacobian,
-  param_vjp
-};
-
-/// @brief The name of @p g as used in model_meta.json and in messages.
-inline const char *
-graph_name(Graph g)
-{
-  switch (g)
-  {
-    case Graph::forward:
-      return "forward";
-    case Graph::jvp:
-      return "jvp";
-    case Graph::jacobian:
-      return "jacobian";
-    case Graph::param_jacobian:
-      return "param_jacobian";
-    case Graph::param_vjp:
-      return "param_vjp";
-  }
-  return "?";
-}
-
 /// @brief A named variable or parameter with the shape of one material point.
 struct VariableSpec
 {
@@ -395,8 +366,7 @@ read_meta(const std::filesystem::path & folder, const std::string & expected_dev
         std::make_pair(r.str(*st, "converged", "status."), r.str(*st, "residual", "status."));
 
   const auto & graphs = r.get(root, "graphs", detail::JsonKind::object, "");
-  for (const Graph g :
-       {Graph::forward, Graph::jvp, Graph::jacobian, Graph::param_jacobian, Graph::param_vjp})
+  for (const Graph g : all_graphs)
   {
     const auto gj = graphs.find(graph_name(g));
     if (gj == graphs.end())
