@@ -42,9 +42,6 @@ class Renames:
     outputs: dict[str, str] = field(default_factory=dict)
     parameters: dict[str, str] = field(default_factory=dict)
 
-    def __bool__(self) -> bool:
-        return bool(self.inputs or self.outputs or self.parameters)
-
     def as_dict(self) -> dict[str, dict[str, str]]:
         """The maps as plain JSON (the fingerprint's ``renames`` entry)."""
         return {"inputs": self.inputs, "outputs": self.outputs, "parameters": self.parameters}
