@@ -28,13 +28,13 @@ import warnings
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from . import artifact, hit
+from . import artifact, hit, renames
 from .cli import OneLineParser, check_writable_folder, only_model, parse_device, run_main
 from .errors import InputError, Neml2Error
 from .hit import Section
@@ -437,6 +437,10 @@ class Request:
     verbose: bool = False
     graphs: tuple[str, ...] = ()
     into: tuple[str, ...] = ()
+    #: --rename-input, --rename-output, --rename-parameter specs (OLD:NEW), by boundary
+    rename_inputs: tuple[str, ...] = ()
+    rename_outputs: tuple[str, ...] = ()
+    rename_parameters: tuple[str, ...] = ()
 
 
 @dataclass
@@ -447,6 +451,8 @@ class Prepared:
     model: Model
     sel: Selection
     dtype: torch.dtype
+    #: the names the compiled boundary takes (model_meta.json); the graphs do not see them
+    names: renames.Renames = field(default_factory=renames.Renames)
 
 
 def prepare(req: Request) -> Prepared:
@@ -478,7 +484,40 @@ def prepare(req: Request) -> Prepared:
         if any(per_point(model, g, r) for r in graph_returns(model, g, sel))
     )
     sel = Selection(pairs, params, sel.only, into)
-    return Prepared(section, model, sel, dtype)
+    return Prepared(section, model, sel, dtype, select_renames(model, req, params))
+
+
+def select_renames(model: Model, req: Request, params: Sequence[str]) -> renames.Renames:
+    """The --rename-* options, checked against the compiled boundary: the model's inputs and
+    outputs, and the promoted parameters (given in full or by symbol, as with -p)."""
+
+    def parameter(old: str) -> str | None:
+        for name in (old, f"{model.name}.{old}"):
+            if name in params:
+                return name
+        return None
+
+    baked = [name for name in model.parameters if name not in params]
+    hint = (
+        f" (baked into the graphs: {', '.join(baked)}; promote one with -p to rename it)"
+        if baked
+        else ""
+    )
+    return renames.resolve(
+        model.name,
+        {
+            "inputs": req.rename_inputs,
+            "outputs": req.rename_outputs,
+            "parameters": req.rename_parameters,
+        },
+        {
+            "inputs": [v.name for v in model.inputs],
+            "outputs": [v.name for v in model.outputs],
+            "parameters": list(params),
+        },
+        resolve_old={"parameters": parameter},
+        unknown_hint={"parameters": hint},
+    )
 
 
 def implicit_leaves(model: Model) -> list[Model]:
@@ -523,6 +562,7 @@ FINGERPRINT_LABELS = {
     "blocks": "input blocks",
     "parameter_values": "parameter values",
     "meta": "flags, dtype or variables",
+    "renames": "names (--rename-*)",
     "inductor_configs": "inductor settings",
     "example_batch": "example batch",
     "neml2_version": "neml2 version",
@@ -586,12 +626,19 @@ def fingerprint_inputs(prep: Prepared, device: torch.device) -> dict[str, Any]:
             for name, value in prep.model.parameters.items()
         },
         "meta": build_meta(prep.model, device, prep.sel, prep.dtype),
+        "renames": prep.names.as_dict(),
         "inductor_configs": inductor_configs(device),
         "example_batch": EXAMPLE_BATCH,
         "neml2_version": __version__,
         "neml2_source": package_digest(),
         "torch_version": torch.__version__,
     }
+
+
+def written_meta(inputs: dict[str, Any]) -> artifact.Meta:
+    """The model_meta.json of a device folder: the fingerprint's meta (the graphs' own
+    names) with the --rename-* names."""
+    return renames.apply(inputs["meta"], inputs.get("renames", {}))
 
 
 def fingerprint(inputs: dict[str, Any]) -> str:
@@ -626,7 +673,7 @@ def stale_reason(folder: Path, inputs: dict[str, Any]) -> str | None:
         meta = json.loads((folder / artifact.META_FILE).read_text())
     except (OSError, ValueError):
         return f"{artifact.META_FILE} is missing or unreadable"
-    if meta != inputs["meta"]:
+    if meta != written_meta(inputs):
         return f"{artifact.META_FILE} was edited"
     sizes, hashes = record.get("sizes"), record.get("sha256")
     for name in graph_files(inputs["meta"]):
@@ -638,6 +685,50 @@ def stale_reason(folder: Path, inputs: dict[str, Any]) -> str | None:
         if not isinstance(hashes, dict) or file_digest(file) != hashes.get(name):
             return f"{name} changed since it was compiled (SHA-256 differs)"
     return None
+
+
+def only_names_changed(folder: Path, inputs: dict[str, Any]) -> bool:
+    """Whether ``folder``'s graphs are what ``inputs`` would compile and only the --rename-*
+    names differ: every fingerprint input but ``renames`` is the same and every graph file
+    has its recorded size and SHA-256. The graphs are positional, so a rename needs only a
+    new model_meta.json."""
+    try:
+        record = json.loads((folder / FINGERPRINT_FILE).read_text())
+    except (OSError, ValueError):
+        return False
+    old = record.get("inputs") if isinstance(record, dict) else None
+    if not isinstance(old, dict) or old.get("renames", {}) == inputs["renames"]:
+        return False
+    if {k: v for k, v in old.items() if k != "renames"} != {
+        k: v for k, v in inputs.items() if k != "renames"
+    }:
+        return False
+    sizes, hashes = record.get("sizes"), record.get("sha256")
+    for name in graph_files(inputs["meta"]):
+        file = folder / name
+        if not file.is_file() or not isinstance(sizes, dict) or not isinstance(hashes, dict):
+            return False
+        if file.stat().st_size != sizes.get(name) or file_digest(file) != hashes.get(name):
+            return False
+    return True
+
+
+def rewrite_names(folder: Path, inputs: dict[str, Any]) -> None:
+    """Give ``folder`` the model_meta.json and fingerprint of ``inputs`` without compiling:
+    the graph files are linked (or copied) into a fresh build folder beside it, which then
+    takes the folder's place as a compiled one does (:func:`install_folder`)."""
+    build = build_folder(folder)
+    try:
+        for name in graph_files(inputs["meta"]):
+            try:
+                os.link(folder / name, build / name)
+            except OSError:
+                shutil.copy2(folder / name, build / name)
+        artifact.write_meta(build, written_meta(inputs))
+        write_fingerprint(build, inputs)
+        install_folder(build, folder)
+    finally:
+        shutil.rmtree(build, ignore_errors=True)
 
 
 def file_digest(path: Path) -> str:
@@ -894,7 +985,7 @@ class Compiler:
         print(f"{work.folder / job.path.name}: compiled in {seconds:.1f} s", flush=True)
         work.remaining.discard(job.graph)
         if not work.remaining:
-            artifact.write_meta(work.build, work.inputs["meta"])
+            artifact.write_meta(work.build, written_meta(work.inputs))
             write_fingerprint(work.build, work.inputs)
             install_folder(work.build, work.folder)
             elapsed = time.perf_counter() - work.start
@@ -979,7 +1070,7 @@ def compile_model(
     start = time.perf_counter()
     work: dict[str, DeviceWork] = {}
     jobs: list[Job] = []
-    up_to_date = 0
+    up_to_date = renamed = 0
     model_folder = out / prep.model.name
     created = missing_folders(model_folder)
     done = False
@@ -991,6 +1082,15 @@ def compile_model(
             if reason is None:
                 print(f"{folder}: up to date, skipped", flush=True)
                 up_to_date += 1
+                continue
+            if not force and only_names_changed(folder, inputs):
+                rewrite_names(folder, inputs)
+                print(
+                    f"{folder}: only the names changed (--rename-*): {artifact.META_FILE} "
+                    "rewritten, no graph compiled",
+                    flush=True,
+                )
+                renamed += 1
                 continue
             graphs = prep.sel.jobs(device)
             count = f"{len(graphs)} graph{'s' if len(graphs) != 1 else ''}"
@@ -1018,6 +1118,8 @@ def compile_model(
     total += " compiled"
     if up_to_date:
         total += f", {up_to_date} device folder{'s' if up_to_date != 1 else ''} up to date"
+    if renamed:
+        total += f", {renamed} device folder{'s' if renamed != 1 else ''} renamed"
     print(total, flush=True)
 
 
@@ -1088,7 +1190,8 @@ def looks_like_file(value: str) -> bool:
 
 
 def make_parser() -> argparse.ArgumentParser:
-    """The parser of :func:`parse_args`, which takes FILE back from --device, -d, -p or --graphs."""
+    """The parser of :func:`parse_args`, which takes FILE back from an option of several values
+    (--device, -d, -p, --graphs, --into, --rename-*)."""
     parser = OneLineParser(
         prog="neml2-compile",
         description=DESCRIPTION,
@@ -1153,6 +1256,23 @@ def make_parser() -> argparse.ArgumentParser:
         "results straight into buffers the caller gives (the C++ dispatcher then copies "
         "nothing; e.g. '--into forward jacobian'; default: none)",
     )
+    for boundary, flag in renames.FLAGS.items():
+        what = {
+            "inputs": "an input",
+            "outputs": "an output",
+            "parameters": "a promoted parameter (model.E or E)",
+        }[boundary]
+        parser.add_argument(
+            flag,
+            dest=f"rename_{boundary}",
+            action=Values,
+            extend=True,
+            default=[],
+            metavar="OLD:NEW",
+            help=f"give {what} of the compiled model another name: results, derivative keys, "
+            "named_parameters() and messages use NEW; -d and -p keep the input file's names "
+            "(default: none)",
+        )
     parser.add_argument(
         "--dtype",
         choices=list(artifact.DTYPES),
@@ -1188,8 +1308,8 @@ def make_parser() -> argparse.ArgumentParser:
         help="show torch's warnings and the full traceback of a failed compile (default: off)",
     )
     # The usage shows FILE as required, but argparse must not require it: the values of
-    # --device, -d, -p and --graphs run up to the next option, so '-d : model.i' takes
-    # model.i as a pair, and parse_args takes it back.
+    # --device, -d, -p, --graphs, --into and --rename-* run up to the next option, so
+    # '-d : model.i' takes model.i as a pair, and parse_args takes it back.
     parser.usage = parser.format_usage().removeprefix("usage: ").rstrip()
     file.nargs = "?"
     file.required = False
@@ -1200,8 +1320,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The command line, options before or after FILE.
 
     FILE given before the options, after them or between them is the lone positional.
-    Given after --device, -d, -p or --graphs (``-d : model.i --model model``), it is the last of
-    their values; it is taken back when it names an input file (ends in .i or exists)
+    Given after an option of several values (``-d : model.i --model model``), it is the last
+    of their values; it is taken back when it names an input file (ends in .i or exists)
     and leaves the option at least one value of its own.
     """
     parser = make_parser()
@@ -1240,6 +1360,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             params=tuple(args.params),
             graphs=tuple(args.graphs),
             into=tuple(args.into),
+            rename_inputs=tuple(args.rename_inputs),
+            rename_outputs=tuple(args.rename_outputs),
+            rename_parameters=tuple(args.rename_parameters),
             dtype=args.dtype,
             verbose=args.verbose,
         )

@@ -100,7 +100,7 @@ def fingerprint(folder: Path) -> str:
 
 def variable_lines(variables: Sequence[dict[str, Any]], values: bool = False) -> list[str]:
     """One line per variable: its name and per-point shape (sub-batch axes and, for small
-    parameters, the value too)."""
+    parameters, the value too; the input file's name of one that neml2-compile renamed)."""
     if not variables:
         return ["      (none)"]
     width = max(len(v["name"]) for v in variables)
@@ -111,6 +111,8 @@ def variable_lines(variables: Sequence[dict[str, Any]], values: bool = False) ->
             line += f", sub-batch axes {list(v['sub_batch'])}"
         if values and len(v["value"]) <= 6:
             line += " = " + ", ".join(f"{x:g}" for x in v["value"])
+        if "renamed_from" in v:
+            line += f"  (renamed from {v['renamed_from']})"
         lines.append(line)
     return lines
 

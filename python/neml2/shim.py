@@ -14,7 +14,7 @@ from typing import Any
 
 import torch
 
-from . import artifact, hit, validate
+from . import artifact, hit, renames, validate
 from .errors import ArtifactError, Neml2Error
 from .models import Model, Variable, model_section
 from .models.base import Batch, Blocks, Status, Tensors, raise_if_failed, refuse_unknown
@@ -58,6 +58,11 @@ class CompiledModel:
         self.inputs = _variables(meta["inputs"])
         self.outputs = _variables(meta["outputs"])
         self._variables = {v.name: v for v in (*self.inputs, *self.outputs)}
+        #: original name -> new name of the variables neml2-compile renamed (--rename-*)
+        self._renamed_inputs = renames.originals(meta["inputs"])
+        self._renamed_outputs = renames.originals(meta["outputs"])
+        #: new name -> the input file's name, which -d takes
+        self._original = {new: old for old, new in self._renamed_inputs.items()}
         self._batched: dict[tuple[str, str], bool] = {
             (d["of"], d["wrt"]): d["batched"]
             for d in (*meta.get("derivatives", []), *meta.get("param_derivatives", []))
@@ -140,13 +145,15 @@ class CompiledModel:
         call = Batch(self.name)
         checked: dict[str, Tensors] = {}
         for role, tensors in given.items():
-            refuse_unknown(self.name, role, tensors, self.inputs, self.outputs)
+            renamed = self._renamed_outputs if role == "cotangent" else self._renamed_inputs
+            refuse_unknown(self.name, role, tensors, self.inputs, self.outputs, renamed)
             wanted = [self._variables[a["name"]] for a in spec["args"] if a["role"] == role]
             extra = sorted(set(tensors) - {v.name for v in wanted})
             if extra:
+                original = self._original.get(extra[0], extra[0])  # -d takes the file's names
                 raise Neml2Error(
                     f"model '{self.name}': no derivative pair with respect to '{extra[0]}' "
-                    f"was compiled: add -d OUTPUT:{extra[0]} (or -d :) to neml2-compile"
+                    f"was compiled: add -d OUTPUT:{original} (or -d :) to neml2-compile"
                 )
             checked[role] = call.take(tensors, wanted, role, missing_is_zero=role != "input")
             for name, tensor in checked[role].items():

@@ -156,8 +156,16 @@ class _Reader:
                     raise self.fail(
                         f"field '{where}value' has {len(values)} numbers, shape needs {numel}"
                     )
-            if any(prev["name"] == name for prev in out):
-                raise self.fail(f"duplicate name '{name}' in '{key}'")
+            original = name
+            if "renamed_from" in entry:
+                original = self.text(entry, "renamed_from", where)
+                if not original:
+                    raise self.fail(f"field '{where}renamed_from' is empty")
+            for prev in out:
+                if prev["name"] == name:
+                    raise self.fail(f"duplicate name '{name}' in '{key}'")
+                if prev.get("renamed_from", prev["name"]) == original:
+                    raise self.fail(f"duplicate original name '{original}' in '{key}'")
             out.append(entry)
         return out
 

@@ -99,7 +99,8 @@ def compiled_viscoplastic(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def compiled_thermoelastic(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """tests/aoti/thermoelastic compiled (-d : -p :), once a child process has loaded it."""
+    """tests/aoti/thermoelastic compiled with its flags.txt (-d : -p :, --into forward and
+    renames), once a child process has loaded it."""
     out, _ = compile_fixture(tmp_path_factory, "thermoelastic")
     require_loadable(out / "model_aoti.i")
     return out

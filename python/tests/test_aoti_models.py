@@ -1,10 +1,12 @@
 """End to end for the implicit and the composed models: the fixtures tests/aoti/viscoplastic
-and tests/aoti/thermoelastic compiled (cpu, -d : -p :), their meta, and the compiled graphs
-against the eager models, convergence errors included."""
+and tests/aoti/thermoelastic compiled (cpu, -d : -p :; thermoelastic also renames its
+inputs, output and two parameters), their meta, and the compiled graphs against the eager
+models, convergence errors included."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,7 @@ import torch
 import neml2
 from neml2.errors import ConvergenceError
 
-from .conftest import FIXTURES
+from .conftest import FIXTURES, fixture_flags, run_module
 from .test_viscoplasticity import DT_FAIL, STRAIN_FAIL, state, uniaxial
 
 pytestmark = pytest.mark.aoti
@@ -110,15 +112,30 @@ def test_compiled_convergence_error_and_half_the_step(viscoplastic: tuple[Any, A
     assert compiled.forward(state(uniaxial(0.003)))["stress"].shape == (1, 6)
 
 
+#: The renames of the thermo-elastic fixture's flags.txt (input file name -> compiled name).
+THERMO_NAMES = {"strain": "eps", "stress": "sigma", "elastic.E": "E", "thermal.alpha": "alpha"}
+
+
+def renamed(value: Any) -> Any:
+    """A result of the eager thermo-elastic model under the compiled model's names."""
+    if isinstance(value, dict):
+        return {THERMO_NAMES.get(k, k): renamed(v) for k, v in value.items()}
+    return value
+
+
 def test_compiled_thermoelastic_equals_eager(compiled_thermoelastic: Path) -> None:
     m = meta(compiled_thermoelastic)
     assert m["type"] == "ComposedModel"
     assert m["status"] is None
-    assert [v["name"] for v in m["inputs"]] == ["temperature", "strain"]
+    assert [(v["name"], v.get("renamed_from")) for v in m["inputs"]] == [
+        ("temperature", None),
+        ("eps", "strain"),
+    ]
     assert {(d["of"], d["wrt"], d["batched"]) for d in m["derivatives"]} == {
-        ("stress", "temperature", False),
-        ("stress", "strain", False),
+        ("sigma", "temperature", False),
+        ("sigma", "eps", False),
     }
+    assert m["graphs"]["forward"]["into"] == "forward_into.pt2"
     compiled = neml2.load_model(compiled_thermoelastic / "model_aoti.i", "model")
     eager = neml2.load_model(FIXTURES / "thermoelastic" / "model.i", "model")
     torch.manual_seed(2)
@@ -135,5 +152,72 @@ def test_compiled_thermoelastic_equals_eager(compiled_thermoelastic: Path) -> No
         "param_jacobian": (x,),
         "param_vjp": (x, c),
     }.items():
-        torch.testing.assert_close(getattr(compiled, method)(*args), getattr(eager, method)(*args))
-    assert compiled.jacobian(x)["stress"]["temperature"].shape == (6,)
+        got = getattr(compiled, method)(*map(renamed, args))
+        torch.testing.assert_close(got, renamed(getattr(eager, method)(*args)))
+    assert compiled.jacobian(renamed(x))["sigma"]["temperature"].shape == (6,)
+    assert list(compiled.named_parameters()) == ["alpha", "thermal.T0", "E", "elastic.nu"]
+
+
+def test_compiled_thermoelastic_refuses_the_input_files_names(compiled_thermoelastic: Path) -> None:
+    compiled = neml2.load_model(compiled_thermoelastic / "model_aoti.i", "model")
+    x = {"eps": torch.zeros(2, 6, dtype=F64), "temperature": torch.full((2,), 300.0, dtype=F64)}
+    with pytest.raises(neml2.Neml2Error) as info:
+        compiled.forward({"strain": x["eps"], "temperature": x["temperature"]})
+    assert str(info.value) == (
+        "model 'model': unknown input 'strain' (expected inputs: temperature, eps); "
+        "'strain' is now called 'eps' (neml2-compile --rename-input)"
+    )
+    with pytest.raises(neml2.Neml2Error) as info:
+        compiled.param_vjp(x, {"stress": torch.ones(2, 6, dtype=F64)})
+    assert str(info.value).endswith(
+        "'stress' is now called 'sigma' (neml2-compile --rename-output)"
+    )
+
+
+def test_inspect_shows_both_names(compiled_thermoelastic: Path) -> None:
+    result = run_module("neml2.inspect_cli", compiled_thermoelastic / "model_aoti.i")
+    assert result.returncode == 0, result.stderr
+    lines = [line.split() for line in result.stdout.splitlines()]
+    assert ["eps", "[6]", "(renamed", "from", "strain)"] in lines
+    assert ["sigma", "[6]", "(renamed", "from", "stress)"] in lines
+    assert ["E", "[]", "=", "200000", "(renamed", "from", "elastic.E)"] in lines
+    assert ["temperature", "[]"] in lines
+
+
+def test_renaming_a_compiled_artifact_compiles_nothing(
+    compiled_thermoelastic: Path, tmp_path: Path
+) -> None:
+    """The fixture's flags without its renames: the graphs are kept, model_meta.json is
+    rewritten with the input file's names, and the artifact answers as before under them."""
+    out = tmp_path / "out"
+    shutil.copytree(compiled_thermoelastic, out)
+    flags = fixture_flags("thermoelastic")
+    plain = flags[: flags.index("--rename-input")]
+    assert not any(flag.startswith("--rename") for flag in plain)
+    folder = out / "model" / "cpu"
+    graphs = {p.name: p.read_bytes() for p in folder.glob("*.pt2")}
+    result = run_module(
+        "neml2.compile", FIXTURES / "thermoelastic" / "model.i", "--model", "model", *plain,
+        "-o", out,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0] == (
+        f"{folder}: only the names changed (--rename-*): model_meta.json rewritten, "
+        "no graph compiled"
+    )
+    assert {p.name: p.read_bytes() for p in folder.glob("*.pt2")} == graphs
+    m = meta(out)
+    assert "renamed_from" not in json.dumps(m)
+    assert [v["name"] for v in m["inputs"]] == ["temperature", "strain"]
+    renamed_model = neml2.load_model(compiled_thermoelastic / "model_aoti.i", "model")
+    plain_model = neml2.load_model(out / "model_aoti.i", "model")
+    x = {"strain": torch.randn(5, 6, dtype=F64) * 1e-3, "temperature": torch.rand(5, dtype=F64)}
+    assert list(plain_model.named_parameters()) == [
+        "thermal.alpha",
+        "thermal.T0",
+        "elastic.E",
+        "elastic.nu",
+    ]
+    assert torch.equal(plain_model.forward(x)["stress"], renamed_model.forward(renamed(x))["sigma"])
+    blocks = plain_model.param_jacobian(x)["stress"]
+    assert torch.equal(blocks["elastic.E"], renamed_model.param_jacobian(renamed(x))["sigma"]["E"])

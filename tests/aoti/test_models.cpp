@@ -319,26 +319,113 @@ TEMPLATE_TEST_CASE("viscoplastic: several failing chunks", "[models][dispatch]",
 
 TEST_CASE("thermoelastic: the composed model is thermo-elasticity", "[models]")
 {
+  // The fixture renames strain, stress, elastic.E and thermal.alpha (its flags.txt).
   Model m(stub("thermoelastic"), "model", "cpu");
   const double alpha = 1.2e-5, T0 = 293.15;
   const at::Tensor eps = strains(8) * 1e-3;
   auto gen = at::make_generator<at::CPUGeneratorImpl>(8);
   const at::Tensor T = at::rand({8}, gen, f64()) * 400 + 200;
-  const TensorMap in{{"strain", eps}, {"temperature", T}};
+  const TensorMap in{{"eps", eps}, {"temperature", T}};
   const at::Tensor C = stiffness(E, nu);
   const at::Tensor I = at::tensor({1.0, 1.0, 1.0, 0.0, 0.0, 0.0}, f64());
   const at::Tensor mech = eps - alpha * (T - T0).unsqueeze(-1) * I;
-  CHECK(close(m.forward(in).at("stress"), at::matmul(mech, C.t()), 1e-12, 1e-8));
+  CHECK(close(m.forward(in).at("sigma"), at::matmul(mech, C.t()), 1e-12, 1e-8));
 
   const DerivMap J = m.jacobian(in);
-  CHECK(close(J.at("stress").at("strain"), C)); // batch-independent blocks come back once
-  CHECK(close(J.at("stress").at("temperature"), -alpha * at::matmul(C, I)));
-  CHECK(agree(J.at("stress").at("temperature").expand({8, 6}),
-              fd_input(m, in, "temperature", "stress"), 1e-6));
+  CHECK(close(J.at("sigma").at("eps"), C)); // batch-independent blocks come back once
+  CHECK(close(J.at("sigma").at("temperature"), -alpha * at::matmul(C, I)));
+  CHECK(agree(J.at("sigma").at("temperature").expand({8, 6}),
+              fd_input(m, in, "temperature", "sigma"), 1e-6));
   const DerivMap P = m.param_jacobian(in);
-  for (const std::string p : {"thermal.alpha", "thermal.T0", "elastic.E", "elastic.nu"})
+  for (const std::string p : {"alpha", "thermal.T0", "E", "elastic.nu"})
   {
     INFO(p);
-    CHECK(agree(P.at("stress").at(p).expand({8, 6}), fd_param(m, in, p, "stress"), 1e-6));
+    CHECK(agree(P.at("sigma").at(p).expand({8, 6}), fd_param(m, in, p, "sigma"), 1e-6));
   }
+}
+
+namespace
+{
+/// The keys of a map, in order.
+template <class Map>
+std::vector<std::string>
+keys(const Map & map)
+{
+  std::vector<std::string> out;
+  for (const auto & entry : map)
+    out.push_back(entry.first);
+  return out;
+}
+} // namespace
+
+TEMPLATE_TEST_CASE("thermoelastic: renamed inputs, outputs and parameters under every policy",
+                   "[models][rename]", NEML2_ALL_POLICIES)
+{
+  // flags.txt: --rename-input strain:eps --rename-output stress:sigma
+  // --rename-parameter elastic.E:E thermal.alpha:alpha (temperature, thermal.T0 and
+  // elastic.nu keep their names), and --into forward.
+  const Model direct(stub("thermoelastic"), "model", "cpu");
+  const Meta & meta = direct.meta();
+  REQUIRE(meta.inputs.size() == 2);
+  CHECK(meta.inputs[0].name == "temperature");
+  CHECK(meta.inputs[0].renamed_from.empty());
+  CHECK(meta.inputs[1].name == "eps");
+  CHECK(meta.inputs[1].renamed_from == "strain");
+  CHECK(meta.inputs[1].original() == "strain");
+  CHECK(meta.outputs[0].name == "sigma");
+  CHECK(meta.outputs[0].renamed_from == "stress");
+  CHECK(meta.find_renamed(meta.parameters, "elastic.E")->name == "E");
+  CHECK(!meta.graphs.at(Graph::forward).into.empty()); // the in-place variant is there
+
+  auto m = TestType::make(stub("thermoelastic"), 3);
+  const TensorMap in{{"eps", strains(10) * 1e-3},
+                     {"temperature", at::linspace(250, 600, 10, f64())}};
+  CHECK(keys(m.named_parameters()) ==
+        std::vector<std::string>{"E", "alpha", "elastic.nu", "thermal.T0"});
+
+  const TensorMap out = m.forward(in);
+  CHECK(keys(out) == std::vector<std::string>{"sigma"});
+  CHECK(close(out.at("sigma"), direct.forward(in).at("sigma"), 1e-12, 1e-9));
+  // Into a caller's buffer, named by the new name (the cpu runs the in-place variant).
+  const at::Tensor buffer = at::full({10, 6}, -7.25, f64());
+  TensorMap into{{"sigma", buffer}};
+  m.forward(in, into);
+  CHECK(into.at("sigma").data_ptr() == buffer.data_ptr());
+  CHECK(close(buffer, out.at("sigma"), 1e-12, 1e-9));
+
+  const DerivMap J = m.jacobian(in);
+  CHECK(keys(J) == std::vector<std::string>{"sigma"});
+  CHECK(keys(J.at("sigma")) == std::vector<std::string>{"eps", "temperature"});
+  const DerivMap P = m.param_jacobian(in);
+  CHECK(keys(P.at("sigma")) == std::vector<std::string>{"E", "alpha", "elastic.nu", "thermal.T0"});
+  const TensorMap a = m.param_vjp(in, {{"sigma", at::ones({10, 6}, f64())}});
+  CHECK(keys(a) == std::vector<std::string>{"E", "alpha", "elastic.nu", "thermal.T0"});
+  const TensorMap jv = m.jvp(in, {{"eps", at::ones({10, 6}, f64())}});
+  CHECK(keys(jv) == std::vector<std::string>{"sigma"});
+
+  // The parameter map is live under its new names: the stress is linear in E.
+  m.named_parameters().at("E").mul_(2);
+  CHECK(close(m.forward(in).at("sigma"), 2 * out.at("sigma"), 1e-12, 1e-9));
+  m.named_parameters().at("E").div_(2);
+
+  // The input file's names are refused, and the message gives the new one.
+  CHECK(fatal_message(
+            [&] {
+              m.forward({{"strain", in.at("eps")}});
+            }) ==
+        "model 'model': unknown input 'strain' (expected inputs: temperature, eps); 'strain' is "
+        "now called 'eps' (neml2-compile --rename-input)");
+  CHECK(fatal_message(
+            [&] {
+              m.param_vjp(in, {{"stress", at::ones({10, 6}, f64())}});
+            }) ==
+        "model 'model': unknown cotangent 'stress' (expected outputs: sigma); 'stress' is now "
+        "called 'sigma' (neml2-compile --rename-output)");
+  m.named_parameters()["elastic.E"] = at::scalar_tensor(1.0, f64());
+  CHECK(fatal_message([&] { m.forward(in); }) ==
+        "model 'model': unknown parameter 'elastic.E' in named_parameters() (promoted "
+        "parameters: alpha, thermal.T0, E, elastic.nu); 'elastic.E' is now called 'E' "
+        "(neml2-compile --rename-parameter)");
+  m.named_parameters().erase("elastic.E");
+  CHECK(close(m.forward(in).at("sigma"), out.at("sigma"), 1e-12, 1e-9));
 }

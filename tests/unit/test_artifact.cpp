@@ -195,3 +195,50 @@ TEST_CASE("read_meta refuses bad artifacts with a message naming the file", "[me
              Catch::Matchers::ContainsSubstring("does not exist: compile the model for device "
                                                 "'cuda' with neml2-compile --device cuda"));
 }
+
+TEST_CASE("read_meta reads renamed_from and refuses a bad one", "[meta]")
+{
+  TempDir dir;
+  dir.write("cpu/forward.pt2", "");
+  // The meta of a model compiled with --rename-input strain:eps.
+  std::string renamed = meta_json();
+  const auto rename = [](std::string & json, const std::string & from, const std::string & to)
+  {
+    for (auto at = json.find(from); at != std::string::npos; at = json.find(from, at + to.size()))
+      json.replace(at, from.size(), to);
+  };
+  rename(renamed, "\"strain\"", "\"eps\"");
+  rename(renamed, R"({"name": "eps", "shape")",
+         R"({"name": "eps", "renamed_from": "strain", "shape")");
+  dir.write("cpu/model_meta.json", renamed);
+  const Meta m = read_meta(dir.path / "cpu", "cpu");
+  CHECK(m.inputs[0].name == "eps");
+  CHECK(m.inputs[0].renamed_from == "strain");
+  CHECK(m.inputs[0].original() == "strain");
+  CHECK(m.outputs[0].renamed_from.empty());
+  CHECK(m.outputs[0].original() == "stress");
+  CHECK(m.find_renamed(m.inputs, "strain") == &m.inputs[0]);
+  CHECK(m.find_renamed(m.inputs, "eps") == nullptr);
+  CHECK(m.find_renamed(m.outputs, "stress") == nullptr); // not renamed
+  CHECK(m.derivatives[0].wrt == "eps");
+
+  const auto refused = [&](std::string json, const std::string & from, const std::string & to)
+  {
+    if (!from.empty())
+      rename(json, from, to);
+    dir.write("cpu/model_meta.json", json);
+    return fatal_message([&] { read_meta(dir.path / "cpu", "cpu"); });
+  };
+  CHECK_THAT(refused(renamed, R"("renamed_from": "strain")", R"("renamed_from": "")"),
+             Catch::Matchers::EndsWith("field 'inputs[0].renamed_from' is empty"));
+  CHECK_THAT(
+      refused(renamed, R"("renamed_from": "strain")", R"("renamed_from": 3)"),
+      Catch::Matchers::EndsWith("field 'inputs[0].renamed_from' must be a string, found a number"));
+  // Two parameters whose original names agree: model.E, and nu renamed from model.E.
+  std::string two = meta_json();
+  rename(two, R"([{"name": "model.E", "shape": [], "value": [100.0]}])",
+         R"([{"name": "model.E", "shape": [], "value": [100.0]},
+             {"name": "nu", "renamed_from": "model.E", "shape": [], "value": [0.3]}])");
+  CHECK_THAT(refused(two, "", ""),
+             Catch::Matchers::EndsWith("duplicate original name 'model.E' in 'parameters'"));
+}

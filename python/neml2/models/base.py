@@ -406,16 +406,24 @@ def refuse_unknown(
     given: Mapping[str, torch.Tensor],
     inputs: Sequence[Variable],
     outputs: Sequence[Variable],
+    renamed: Mapping[str, str] | None = None,
 ) -> None:
     """Refuse a name in ``given`` that ``model`` does not know: an output for a
-    cotangent, an input for any other role (the eager and the compiled model's check)."""
+    cotangent, an input for any other role (the eager and the compiled model's check).
+    ``renamed`` maps the original names of the known variables that neml2-compile renamed
+    to their new names, so that a caller still using an original name is told the new one."""
     known = outputs if role == "cotangent" else inputs
     unknown = sorted(set(given) - {v.name for v in known})
     if unknown:
         kind = "outputs" if role == "cotangent" else "inputs"
+        name = unknown[0]
+        note = ""
+        if renamed and name in renamed:
+            flag = "--rename-output" if role == "cotangent" else "--rename-input"
+            note = f"; '{name}' is now called '{renamed[name]}' (neml2-compile {flag})"
         raise Neml2Error(
-            f"model '{model}': unknown {role} '{unknown[0]}' "
-            f"(expected {kind}: {', '.join(v.name for v in known)})"
+            f"model '{model}': unknown {role} '{name}' "
+            f"(expected {kind}: {', '.join(v.name for v in known)}){note}"
         )
 
 

@@ -2,7 +2,9 @@
 # chained by variable name: the thermal strain of ThermalEigenstrain is subtracted from
 # the total strain, and LinearIsotropicElasticity maps the rest to the stress. The
 # composed model's inputs are strain and temperature; its output is stress.
-# Compiled with every derivative pair and every parameter promoted (-d : -p :).
+# Compiled with every derivative pair and every parameter promoted (-d : -p :), the
+# in-place forward (--into forward), and a host code's names (flags.txt): strain is eps,
+# stress is sigma, elastic.E is E and thermal.alpha is alpha in the compiled artifact.
 
 E = 200000
 

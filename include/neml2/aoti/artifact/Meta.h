@@ -32,6 +32,13 @@ struct VariableSpec
   /// axis in front of @ref shape is ever sliced.
   std::vector<int64_t> sub_batch;
   std::vector<double> value; ///< initial value (parameters only), row-major
+  /// The name in the model's input file when `neml2-compile --rename-input`,
+  /// `--rename-output` or `--rename-parameter` gave the variable the name @ref name; empty
+  /// when it was not renamed.
+  std::string renamed_from;
+
+  /// @brief The name in the model's input file: @ref renamed_from, or @ref name.
+  const std::string & original() const { return renamed_from.empty() ? name : renamed_from; }
 };
 
 /// @brief One derivative block d(of)/d(wrt).
@@ -103,6 +110,16 @@ struct Meta
   {
     for (const auto & v : list)
       if (v.name == name)
+        return &v;
+    return nullptr;
+  }
+
+  /// @brief The entry of @p list that `neml2-compile` renamed from @p original, or nullptr.
+  const VariableSpec * find_renamed(const std::vector<VariableSpec> & list,
+                                    const std::string & original) const
+  {
+    for (const auto & v : list)
+      if (!v.renamed_from.empty() && v.renamed_from == original)
         return &v;
     return nullptr;
   }
@@ -203,9 +220,19 @@ public:
           fail("field '" + where + "value' has " + std::to_string(v.value.size()) +
                " numbers, shape needs " + std::to_string(numel));
       }
+      if (e.contains("renamed_from"))
+      {
+        v.renamed_from = str(e, "renamed_from", where);
+        if (v.renamed_from.empty())
+          fail("field '" + where + "renamed_from' is empty");
+      }
       for (const auto & prev : out)
+      {
         if (prev.name == v.name)
           fail("duplicate name '" + v.name + "' in '" + key + "'");
+        if (prev.original() == v.original())
+          fail("duplicate original name '" + v.original() + "' in '" + key + "'");
+      }
       out.push_back(std::move(v));
     }
     return out;

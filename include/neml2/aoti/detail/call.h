@@ -72,6 +72,19 @@ names(const std::vector<VariableSpec> & vars)
   return out.empty() ? "none" : out;
 }
 
+/// "; 'strain' is now called 'eps' (neml2-compile --rename-input)" when @p name is the
+/// original name of an entry of @p vars that neml2-compile renamed, else "". @p flag names
+/// the option that renamed it.
+inline std::string
+renamed_note(const Meta & meta, const std::vector<VariableSpec> & vars, const std::string & name,
+             const char * flag)
+{
+  const auto * var = meta.find_renamed(vars, name);
+  if (!var)
+    return "";
+  return "; '" + name + "' is now called '" + var->name + "' (neml2-compile " + flag + ")";
+}
+
 /// The FatalError for a graph that was not compiled, telling which flag adds it, or that
 /// neml2-compile's --graphs left it out although -d and -p asked for it.
 inline FatalError
@@ -168,7 +181,8 @@ prepare(const Meta & meta, Graph g, const TensorMap & inputs, const TensorMap * 
   for (const auto & [name, t] : inputs)
     if (!meta.find(meta.inputs, name))
       throw FatalError(who(meta) + ": unknown input '" + name +
-                       "' (expected inputs: " + names(meta.inputs) + ")");
+                       "' (expected inputs: " + names(meta.inputs) + ")" +
+                       renamed_note(meta, meta.inputs, name, "--rename-input"));
   const SlotSpec::Role extra_role =
       g == Graph::jvp ? SlotSpec::Role::tangent : SlotSpec::Role::cotangent;
   const char * extra_kind = g == Graph::jvp ? "tangent" : "cotangent";
@@ -182,13 +196,17 @@ prepare(const Meta & meta, Graph g, const TensorMap & inputs, const TensorMap * 
                       [&](const SlotSpec & s) { return s.role == extra_role && s.name == name; });
       if (wanted)
         continue;
-      if (g == Graph::jvp && meta.find(meta.inputs, name))
+      // -d takes the names of the model's input file, from before any --rename-input.
+      if (const auto * input = meta.find(meta.inputs, name); g == Graph::jvp && input)
         throw FatalError(who(meta) + ": no derivative pair with respect to '" + name +
-                         "' was compiled: add -d OUTPUT:" + name + " (or -d :) to neml2-compile");
-      throw FatalError(
-          who(meta) + ": unknown " + extra_kind + " '" + name + "' (expected " +
-          (g == Graph::jvp ? "inputs: " + names(meta.inputs) : "outputs: " + names(meta.outputs)) +
-          ")");
+                         "' was compiled: add -d OUTPUT:" + input->original() +
+                         " (or -d :) to neml2-compile");
+      const bool jvp = g == Graph::jvp;
+      throw FatalError(who(meta) + ": unknown " + extra_kind + " '" + name + "' (expected " +
+                       (jvp ? "inputs: " + names(meta.inputs) : "outputs: " + names(meta.outputs)) +
+                       ")" +
+                       (jvp ? renamed_note(meta, meta.inputs, name, "--rename-input")
+                            : renamed_note(meta, meta.outputs, name, "--rename-output")));
     }
 
   std::optional<at::Device> device;

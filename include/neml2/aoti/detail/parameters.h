@@ -28,10 +28,17 @@ check_parameter_names(const Meta & meta, const TensorMap & params)
     return;
   for (const auto & [name, t] : params)
     if (!meta.find(meta.parameters, name))
+    {
+      const std::string renamed = renamed_note(meta, meta.parameters, name, "--rename-parameter");
+      if (!renamed.empty())
+        throw FatalError(who(meta) + ": unknown parameter '" + name +
+                         "' in named_parameters() (promoted parameters: " + names(meta.parameters) +
+                         ")" + renamed);
       throw FatalError(who(meta) + ": unknown parameter '" + name +
                        "' in named_parameters() (promoted parameters: " + names(meta.parameters) +
                        "): a parameter baked into the graph cannot be changed at run time; "
                        "promote it with -p NAME (or -p :) to neml2-compile");
+    }
 }
 
 /**
