@@ -75,9 +75,9 @@ public:
   TensorMap & named_parameters() { return _impl->named_parameters(); }
   /// @copydoc DispatchedModel::meta
   const Meta & meta() const { return _impl->meta(); }
-  /// @copydoc Model::inputs
+  /// @copydoc DispatchedModel::inputs
   const std::vector<VariableSpec> & inputs() const { return _impl->meta().inputs; }
-  /// @copydoc Model::outputs
+  /// @copydoc DispatchedModel::outputs
   const std::vector<VariableSpec> & outputs() const { return _impl->meta().outputs; }
   /// @copydoc DispatchedModel::parameters
   std::vector<ParameterInfo> parameters() const { return _impl->parameters(); }

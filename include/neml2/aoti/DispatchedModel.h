@@ -91,9 +91,10 @@ public:
   const Meta & meta() const { return _s->models.front()->meta(); }
   /// @brief The model's block name.
   const std::string & name() const { return meta().model; }
-  /// @copydoc Model::inputs
+  /// @brief The inputs in the graphs' order: name, per-point shape (sub-batch axes first) and
+  /// the sub-batch axes; a host sizes its arrays `(B, *shape)` from these.
   const std::vector<VariableSpec> & inputs() const { return meta().inputs; }
-  /// @copydoc Model::outputs
+  /// @brief The outputs in the graphs' order, as inputs() describes them.
   const std::vector<VariableSpec> & outputs() const { return meta().outputs; }
   /**
    * @brief The promoted parameters in the graphs' order as named_parameters() holds them now:
