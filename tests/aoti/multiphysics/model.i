@@ -13,8 +13,9 @@
 #   precipitation: one KWN step over 3 size bins (KWN precipitation), inputs temperature
 #     and number_density (one per bin, a sub-batch axis of 3); outputs the nucleation
 #     flux, the critical radius and two growth rates per bin.
-# Compiled with every derivative pair and its Jacobian, no jvp (flags.txt), to keep the
-# compile short.
+# Compiled forward only (flags.txt: the default dtype, no derivatives), to keep CI's compile
+# short: the families' derivatives are checked against NEML2 eagerly, and compiled
+# Jacobians of sub-batched variables are dispatched by tests/aoti/test_vocabulary.cpp.
 
 [Settings]
   [example_batch_shape]
