@@ -9,6 +9,7 @@
 #include <iostream>
 #include <random>
 #include <string>
+#include <thread>
 
 #include <unistd.h>
 
@@ -50,6 +51,24 @@ threads()
       break;
     }
   return n;
+}
+
+/// The thread count once idle worker lanes have given their OpenMP threads back (after
+/// NEML2_IDLE_RELEASE_MS, 5 ms by default): the count stable over three readings 20 ms
+/// apart, at most two seconds.
+long
+settled_threads()
+{
+  long last = threads();
+  int same = 0;
+  for (int k = 0; k < 100 && same < 3; ++k)
+  {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const long now = threads();
+    same = now == last ? same + 1 : 0;
+    last = now;
+  }
+  return last;
 }
 
 /// Open file descriptors of this process.
@@ -145,7 +164,7 @@ TEST_CASE("soak: constant memory, threads and files over 10^4 dispatches", "[soa
   for (long i = 0; i < warm; ++i)
     step(i);
   const double rss0 = rss_mib();
-  const long threads0 = threads(), files0 = open_files();
+  const long threads0 = settled_threads(), files0 = open_files();
   std::cout << "soak: after " << warm << " warm-up dispatches: RSS " << rss0 << " MiB, " << threads0
             << " threads, " << files0 << " open files" << std::endl;
 
@@ -163,7 +182,7 @@ TEST_CASE("soak: constant memory, threads and files over 10^4 dispatches", "[soa
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double rss1 = rss_mib();
-  const long threads1 = threads(), files1 = open_files();
+  const long threads1 = settled_threads(), files1 = open_files();
   std::cout << "soak: " << n << " dispatches in " << seconds << " s: RSS " << rss0 << " -> " << rss1
             << " MiB (" << rss1 - rss0 << " MiB; second half " << rss1 - rss_half
             << " MiB), threads " << threads0 << " -> " << threads1 << ", open files " << files0

@@ -5,6 +5,34 @@
 
 namespace neml2::aoti::detail
 {
+/// The type of OpenMP 5.0's `omp_pause_resource_all`.
+using openmp_pause_fn = int (*)(int);
+
+/// `omp_pause_resource_all` of the OpenMP runtime torch loaded, or null where none is.
+inline openmp_pause_fn
+openmp_pause()
+{
+  using pause_fn = openmp_pause_fn;
+  static const pause_fn pause = []() -> pause_fn
+  {
+    void * symbol = dlsym(RTLD_DEFAULT, "omp_pause_resource_all");
+    if (!symbol)
+      for (const char * library : {"libgomp.so.1", "libiomp5.so", "libomp.so"})
+        if (void * handle = dlopen(library, RTLD_LAZY | RTLD_NOLOAD))
+          if ((symbol = dlsym(handle, "omp_pause_resource_all")))
+            break;
+    return reinterpret_cast<pause_fn>(symbol);
+  }();
+  return pause;
+}
+
+/// Whether release_openmp_threads() can do anything here (without doing it).
+inline bool
+can_release_openmp_threads()
+{
+  return openmp_pause() != nullptr;
+}
+
 /**
  * Frees the OpenMP thread team that the calling thread's parallel regions made (libgomp
  * keeps one per thread that ever ran a region, until that thread exits). Returns whether
@@ -23,17 +51,7 @@ namespace neml2::aoti::detail
 inline bool
 release_openmp_threads()
 {
-  using pause_fn = int (*)(int);
-  static const pause_fn pause = []() -> pause_fn
-  {
-    void * symbol = dlsym(RTLD_DEFAULT, "omp_pause_resource_all");
-    if (!symbol)
-      for (const char * library : {"libgomp.so.1", "libiomp5.so", "libomp.so"})
-        if (void * handle = dlopen(library, RTLD_LAZY | RTLD_NOLOAD))
-          if ((symbol = dlsym(handle, "omp_pause_resource_all")))
-            break;
-    return reinterpret_cast<pause_fn>(symbol);
-  }();
+  const auto pause = openmp_pause();
   constexpr int omp_pause_soft = 1; // omp_pause_resource_t of OpenMP 5.0
   return pause && pause(omp_pause_soft) == 0;
 }
