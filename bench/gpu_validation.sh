@@ -49,7 +49,7 @@ cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
   -DNEML2_BENCHMARKS=ON -DNEML2_EXAMPLES=OFF ${NEML2_CMAKE_ARGS:-} > "$out/cmake.log" 2>&1 ||
   { log "configure failed"; tail -30 "$out/cmake.log"; exit 1; }
 ninja -C "$build" -j 8 neml2_cuda_tests neml2_aoti_tests neml2_bench_dispatch_throughput \
-  neml2_bench_adaptive_vs_static > "$out/build.log" 2>&1 ||
+  neml2_bench_adaptive_vs_static neml2_bench_idle_teams > "$out/build.log" 2>&1 ||
   { log "build failed"; grep -A8 'error' "$out/build.log" | head -60; exit 1; }
 log "built"
 if [[ -n ${I18NPATH:-} ]]; then
@@ -70,6 +70,9 @@ done
 cat "$out/p14_1.txt"
 timeout 180 "$build/tests/neml2_aoti_tests" "~[j2]" > "$out/aoti_tests.txt" 2>&1
 log "aoti tests: exit $?"; tail -5 "$out/aoti_tests.txt"
+timeout 60 "$build/bench/idle_teams" "$art/forward_single/model_aoti.i" 16384 cpu,cuda:0 \
+  > "$out/idle_teams.txt" 2>&1
+log "idle teams: exit $?"; cat "$out/idle_teams.txt"
 [[ -n ${SKIP_ADAPTIVE:-} ]] && { log "AdaptiveHybrid comparisons skipped (SKIP_ADAPTIVE)"; exit 0; }
 limit=${ADAPTIVE_SECONDS:-250}
 timeout "$limit" "$build/bench/adaptive_vs_static" "$art/forward_single/model_aoti.i" \
