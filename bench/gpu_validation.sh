@@ -62,17 +62,17 @@ for f in "$out"/compile_*.log; do echo "$(basename "$f"): $(tail -1 "$f")"; done
 
 timeout 120 "$build/tests/neml2_cuda_tests" > "$out/cuda_tests.txt" 2>&1
 log "cuda tests: exit $?"; tail -5 "$out/cuda_tests.txt"
+timeout 180 "$build/tests/neml2_aoti_tests" "~[j2]" > "$out/aoti_tests.txt" 2>&1
+log "aoti tests: exit $?"; tail -5 "$out/aoti_tests.txt"
+timeout 60 "$build/bench/idle_teams" "$art/forward_single/model_aoti.i" 16384 cpu,cuda:0 \
+  > "$out/idle_teams.txt" 2>&1
+log "idle teams: exit $?"; cat "$out/idle_teams.txt"
 for k in 1 2 3; do
   timeout 90 "$build/bench/dispatch_throughput" "$art/forward_single/model_aoti.i" 4194304 \
     "$out/p14_$k.json" > "$out/p14_$k.txt" 2>&1
   log "P1-P4 run $k: exit $?"
 done
 cat "$out/p14_1.txt"
-timeout 180 "$build/tests/neml2_aoti_tests" "~[j2]" > "$out/aoti_tests.txt" 2>&1
-log "aoti tests: exit $?"; tail -5 "$out/aoti_tests.txt"
-timeout 60 "$build/bench/idle_teams" "$art/forward_single/model_aoti.i" 16384 cpu,cuda:0 \
-  > "$out/idle_teams.txt" 2>&1
-log "idle teams: exit $?"; cat "$out/idle_teams.txt"
 [[ -n ${SKIP_ADAPTIVE:-} ]] && { log "AdaptiveHybrid comparisons skipped (SKIP_ADAPTIVE)"; exit 0; }
 limit=${ADAPTIVE_SECONDS:-250}
 timeout "$limit" "$build/bench/adaptive_vs_static" "$art/forward_single/model_aoti.i" \
