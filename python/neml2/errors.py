@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
 
 
 class Neml2Error(Exception):
@@ -38,16 +42,33 @@ class ConvergenceError(Neml2Error):
     """An implicit model's solve failed at some points; retrying with a smaller step may succeed.
 
     The message has the C++ runtime's wording: how many points failed out of how many,
-    and the worst final residual.
+    and the worst final residual. Where the status of the points is known, the error also
+    names them, as the C++ ``FailedPoints`` does (every tensor on the CPU):
+
+    - ``converged``: ``(B,)`` bool over the call's batch, true where the point converged;
+    - ``rows``: ``(K,)`` int64, the failed points' rows, ascending;
+    - ``residual``: ``(K,)``, their final residual norms.
     """
 
     recoverable = True
 
-    def __init__(self, model: str, failed: int, total: int, worst: float) -> None:
+    def __init__(
+        self,
+        model: str,
+        failed: int,
+        total: int,
+        worst: float,
+        *,
+        converged: torch.Tensor | None = None,
+        residual: torch.Tensor | None = None,
+    ) -> None:
         self.model = model
         self.failed = failed
         self.total = total
         self.worst = worst
+        self.converged = converged
+        self.rows = None if converged is None else converged.logical_not().nonzero().reshape(-1)
+        self.residual = residual
         super().__init__(
             f"model '{model}': {failed} of {total} points did not converge "
             f"(worst residual {worst:.3e})"

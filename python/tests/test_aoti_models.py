@@ -104,6 +104,11 @@ def test_compiled_convergence_error_and_half_the_step(viscoplastic: tuple[Any, A
         assert info.value.recoverable
         assert (info.value.failed, info.value.total) == (2, 4)
         assert str(info.value).startswith("model 'model': 2 of 4 points did not converge")
+        # the points themselves: the two at STRAIN_FAIL, with residuals above tolerance
+        assert info.value.converged.tolist() == [True, False, True, False]
+        assert info.value.rows.tolist() == [1, 3]
+        assert info.value.residual.shape == (2,)
+        assert float(info.value.residual.max()) == pytest.approx(info.value.worst)
     with pytest.raises(ConvergenceError):
         compiled.jacobian(x)
     x["time_step"] = torch.tensor(DT_FAIL / 2, dtype=F64)  # unbatched: every point

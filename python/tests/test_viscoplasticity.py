@@ -238,6 +238,9 @@ def test_a_large_step_fails_and_half_the_step_converges() -> None:
     assert err.recoverable
     assert (err.failed, err.total) == (1, 3)
     assert err.worst > 1e-3
+    assert err.converged.tolist() == [True, False, True]  # the point at STRAIN_FAIL
+    assert err.rows.tolist() == [1]
+    assert err.residual.tolist() == [err.worst]
     assert (
         str(err)
         == f"model 'model': 1 of 3 points did not converge (worst residual {err.worst:.3e})"

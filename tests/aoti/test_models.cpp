@@ -3,6 +3,7 @@
 // differences of forward, and convergence errors through the dispatcher under every policy.
 #include "fixtures.h"
 
+#include <optional>
 #include <type_traits>
 
 using namespace neml2_test;
@@ -204,6 +205,9 @@ TEST_CASE("viscoplastic: a large step fails with ConvergenceError; half the step
     CHECK(e.recoverable());
     CHECK_THAT(e.what(), ContainsSubstring("model 'model': 1 of 10 points did not converge "
                                            "(worst residual "));
+    REQUIRE(e.points());
+    CHECK(e.points()->batch == 10);
+    CHECK(identical(e.points()->rows, at::tensor({int64_t{4}}, at::kLong)));
   }
   CHECK_THROWS_AS(m.jacobian(in), ConvergenceError);
   CHECK_THROWS_AS(m.param_vjp(in, {}), ConvergenceError);
@@ -288,7 +292,8 @@ TEMPLATE_TEST_CASE("viscoplastic: several failing chunks", "[models][dispatch]",
   }
   catch (const AggregateError & e)
   {
-    CHECK(is_async<TestType>);
+    // A chunk whose points failed does not stop the dispatch: both chunks report.
+    CHECK(TestType::chunked);
     CHECK(e.recoverable());
     if (fixed_chunks<TestType>)
     {
@@ -302,19 +307,60 @@ TEMPLATE_TEST_CASE("viscoplastic: several failing chunks", "[models][dispatch]",
   }
   catch (const ConvergenceError & e)
   {
-    // Synchronous policies stop at the first failing chunk; no chunking sees both points.
+    // One call over the whole batch (or an adaptive chunk holding both points) sees both.
     CHECK(e.recoverable());
     if (!TestType::chunked)
       CHECK_THAT(e.what(), ContainsSubstring("2 of 40 points did not converge"));
-    else if (fixed_chunks<TestType>)
-    {
-      CHECK_FALSE(is_async<TestType>); // both chunks are in flight under an async policy
-      CHECK_THAT(e.what(), ContainsSubstring("1 of 10 points did not converge in rows [0, 10)"));
-    }
+    else
+      CHECK_FALSE(fixed_chunks<TestType>);
   }
   TensorMap half = in;
   half["time_step"] = in.at("time_step") / 2;
   CHECK_NOTHROW(m.forward(half));
+}
+
+TEMPLATE_TEST_CASE("viscoplastic: the error names every failed point of the caller's batch",
+                   "[models][dispatch]", NEML2_ALL_POLICIES)
+{
+  auto m = TestType::make(stub("viscoplastic"), 10);
+  const TensorMap in = with_failing(state(40), {3, 14, 15, 37});
+  const std::exception_ptr thrown = error_of([&] { m.forward(in); });
+  REQUIRE(thrown);
+  std::optional<FailedPoints> failed;
+  try
+  {
+    std::rethrow_exception(thrown);
+  }
+  catch (const Exception & e)
+  {
+    CHECK(e.recoverable());
+    failed = failed_points(e);
+    REQUIRE(failed);
+    CHECK(failed->batch == 40);
+    CHECK(failed->rows.device().is_cpu());
+    CHECK(identical(failed->rows, at::tensor({3, 14, 15, 37}, at::kLong)));
+    const at::Tensor converged = failed->converged();
+    REQUIRE(converged.sizes() == at::IntArrayRef{40});
+    CHECK(converged.sum().item<int64_t>() == 36);
+    CHECK_FALSE(converged[14].item<bool>());
+    CHECK(converged[16].item<bool>());
+    // Each failed point's own final residual, above the solver's tolerance.
+    REQUIRE(failed->residual.sizes() == at::IntArrayRef{4});
+    CHECK(failed->residual.min().item<double>() > 1e-10);
+  }
+  // A direct call over the same points names the same rows, with the same residuals.
+  const Model direct(stub("viscoplastic"), "model", "cpu");
+  try
+  {
+    direct.forward(in);
+    FAIL("no error");
+  }
+  catch (const ConvergenceError & e)
+  {
+    REQUIRE(e.points());
+    CHECK(identical(e.points()->rows, at::tensor({3, 14, 15, 37}, at::kLong)));
+    CHECK(close(e.points()->residual, failed->residual, 1e-10, 1e-12));
+  }
 }
 
 TEST_CASE("thermoelastic: the composed model is thermo-elasticity", "[models]")

@@ -1,6 +1,8 @@
 // The error contract: types, recoverability, aggregation and normalization of foreign errors.
 #include "catch.h"
 
+#include <optional>
+
 #include "neml2/aoti/Exception.h"
 
 using namespace neml2::aoti;
@@ -59,6 +61,42 @@ TEST_CASE("AggregateError is recoverable only if every error is", "[exception]")
   CHECK(msg.find("[0] a") != std::string::npos);
   CHECK(msg.find("[1] b") != std::string::npos);
   CHECK_THROWS_AS(mixed.rethrow(), AggregateError);
+}
+
+TEST_CASE("failed points: the mask, a copy that keeps them, and the merge of several errors",
+          "[exception]")
+{
+  const ConvergenceError plain("no points");
+  CHECK(plain.points() == nullptr);
+  CHECK_FALSE(failed_points(plain));
+
+  const ConvergenceError late("rows 7 and 9", FailedPoints{10, at::tensor({7, 9}, at::kLong),
+                                                           at::tensor({0.5, 0.25}, at::kDouble)});
+  const ConvergenceError early("row 2", FailedPoints{10, at::tensor({int64_t{2}}, at::kLong),
+                                                     at::tensor({2.0}, at::kDouble)});
+  REQUIRE(late.points());
+  const at::Tensor mask = late.points()->converged();
+  REQUIRE(mask.sizes() == at::IntArrayRef{10});
+  CHECK(mask.sum().item<int64_t>() == 8);
+  CHECK_FALSE(mask[7].item<bool>());
+  CHECK_FALSE(mask[9].item<bool>());
+
+  // A copy (as a worker's report is) shares the points.
+  const std::shared_ptr<const Exception> copy = late.clone();
+  const std::optional<FailedPoints> copied = failed_points(*copy);
+  REQUIRE(copied);
+  CHECK(copied->rows.equal(late.points()->rows));
+
+  // An AggregateError merges the points of its ConvergenceErrors in row order, with
+  // each residual beside its row; other errors add none.
+  const AggregateError all({late.clone(), std::make_shared<FatalError>("lost"), early.clone()});
+  const std::optional<FailedPoints> merged = failed_points(all);
+  REQUIRE(merged);
+  CHECK(merged->batch == 10);
+  CHECK(merged->rows.equal(at::tensor({2, 7, 9}, at::kLong)));
+  CHECK(merged->residual.equal(at::tensor({2.0, 0.5, 0.25}, at::kDouble)));
+  CHECK(merged->converged().sum().item<int64_t>() == 7);
+  CHECK_FALSE(failed_points(AggregateError({std::make_shared<FatalError>("lost")})));
 }
 
 TEST_CASE("foreign errors are normalized to FatalError keeping their message", "[exception]")

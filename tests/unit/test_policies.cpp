@@ -45,7 +45,7 @@ struct Recorder
   std::vector<Chunk> chunks;
   std::set<std::size_t> fail;
   char fail_kind = 'c'; // c: ConvergenceError, f: FatalError, m: chunk 0 recoverable, rest fatal,
-                        // a: std::bad_alloc
+                        // a: std::bad_alloc, p: ConvergenceError naming the chunk's first row
 
   void operator()(std::size_t dev, std::size_t ord, int64_t b, int64_t e)
   {
@@ -58,6 +58,9 @@ struct Recorder
     const std::string what = "chunk " + std::to_string(ord);
     if (fail_kind == 'c' || (fail_kind == 'm' && ord == 0))
       throw ConvergenceError(what);
+    if (fail_kind == 'p')
+      throw ConvergenceError(
+          what, FailedPoints{0, at::tensor({b}, at::kLong), at::tensor({1.0}, at::kDouble)});
     if (fail_kind == 'a')
       throw std::bad_alloc();
     throw FatalError(what);
@@ -181,6 +184,32 @@ TEMPLATE_TEST_CASE("several failures: aggregated when concurrent, recoverable on
       CHECK_FALSE(is_async<TestType>);
       CHECK(std::string(e.what()) == "chunk 0");
     }
+  }
+}
+
+TEMPLATE_TEST_CASE("a chunk whose error names its failed points does not stop the dispatch",
+                   "[policy]", POLICIES)
+{
+  auto policy = make_policy<TestType>(3);
+  Recorder r;
+  r.fail = {1, 4};
+  r.fail_kind = 'p';
+  try
+  {
+    policy.execute(30, std::ref(r));
+    FAIL("no error");
+  }
+  catch (const AggregateError & e)
+  {
+    // Every chunk ran, so the two errors together cover the whole batch.
+    r.check_coverage(30);
+    REQUIRE(e.errors().size() == 2);
+    CHECK(std::string(e.errors()[0]->what()) == "chunk 1");
+    CHECK(std::string(e.errors()[1]->what()) == "chunk 4");
+    CHECK(e.recoverable());
+    const std::optional<FailedPoints> failed = e.points();
+    REQUIRE(failed);
+    CHECK(failed->rows.equal(at::tensor({3, 12}, at::kLong)));
   }
 }
 

@@ -298,7 +298,7 @@ public:
       }
     }
     if (_meta.status)
-      detail::check_status(_meta, call, returns,
+      detail::check_status(_meta, call, returns, begin, call.batch,
                            begin == 0 && end == call.batch
                                ? std::string()
                                : " in rows [" + std::to_string(begin) + ", " + std::to_string(end) +

@@ -434,7 +434,15 @@ def raise_if_failed(model: str, status: Status | None) -> None:
     failed = int((~status.converged).sum().item())
     if failed:
         worst = float(status.residual.max().item())
-        raise ConvergenceError(model, failed, status.converged.numel(), worst)
+        converged = status.converged.reshape(-1).cpu()
+        raise ConvergenceError(
+            model,
+            failed,
+            status.converged.numel(),
+            worst,
+            converged=converged,
+            residual=status.residual.reshape(-1).cpu()[~converged],
+        )
 
 
 def _names(variables: Sequence[Variable]) -> str:

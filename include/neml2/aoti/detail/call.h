@@ -2,6 +2,8 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdio>
+#include <limits>
 #include <optional>
 #include <set>
 #include <string>
@@ -354,12 +356,14 @@ chunk_arg(const Call & call, std::size_t i, int64_t begin, int64_t end, const at
 }
 
 /**
- * Raise ConvergenceError when a chunk's status says some point did not converge.
- * @p returns are one chunk's graph returns; @p where names the chunk.
+ * Raise ConvergenceError when a chunk's status says some point did not converge, naming the
+ * failed points in the caller's numbering (FailedPoints).
+ * @p returns are one chunk's graph returns, rows [@p begin, begin + its size) of the caller's
+ * batch of @p batch points; @p where names the chunk.
  */
 inline void
 check_status(const Meta & meta, const Call & call, const std::vector<at::Tensor> & returns,
-             const std::string & where)
+             int64_t begin, int64_t batch, const std::string & where)
 {
   if (!meta.status)
     return;
@@ -373,19 +377,28 @@ check_status(const Meta & meta, const Call & call, const std::vector<at::Tensor>
   }
   if (!converged.defined())
     return;
-  const int64_t failed = converged.logical_not().sum().item<int64_t>();
-  if (failed == 0)
+  const at::Tensor failed = at::nonzero(converged.logical_not().reshape(-1)).reshape(-1);
+  const int64_t count = failed.numel();
+  if (count == 0)
     return;
+  FailedPoints points;
+  points.batch = batch;
+  points.rows = failed.to(at::kCPU) + begin;
   std::string worst = "unknown";
-  if (residual.defined() && residual.numel() > 0)
+  if (residual.defined() && residual.numel() == converged.numel())
   {
+    points.residual = residual.reshape(-1).index_select(0, failed).to(at::kCPU);
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3e", residual.max().item<double>());
     worst = buf;
   }
-  throw ConvergenceError(who(meta) + ": " + std::to_string(failed) + " of " +
-                         std::to_string(converged.numel()) + " points did not converge" + where +
-                         " (worst residual " + worst + ")");
+  else
+    points.residual = at::full({count}, std::numeric_limits<double>::quiet_NaN(),
+                               at::TensorOptions().dtype(meta.dtype));
+  throw ConvergenceError(who(meta) + ": " + std::to_string(count) + " of " +
+                             std::to_string(converged.numel()) + " points did not converge" +
+                             where + " (worst residual " + worst + ")",
+                         std::move(points));
 }
 
 /// Results by slot key: (name) for maps, (of, wrt) for derivative blocks.

@@ -63,8 +63,10 @@ report_current_exception(const std::string & context) noexcept
  *
  * After the first failed chunk, or an error of the loop itself (the scheduler's next(), a check,
  * the backend refusing a chunk), nothing more is submitted; the chunks in flight are waited for,
- * since they use the caller's frame. Then one error is rethrown with its dynamic type, or
- * several as an AggregateError: failed chunks in dispatch order, the loop's error last.
+ * since they use the caller's frame. A chunk whose solve failed at some of its points (a
+ * ConvergenceError that names them) is the exception: the rest of the batch still runs, so that
+ * the errors name every failed point of the call. Then one error is rethrown with its dynamic
+ * type, or several as an AggregateError: failed chunks in dispatch order, the loop's error last.
  *
  * The backend provides
  * - `bool accepts(std::size_t in_flight)`: whether another chunk may be submitted now;
@@ -81,13 +83,16 @@ dispatch(S & scheduler, std::uint64_t client, int64_t batch, Backend & backend)
   // Failed chunks (ordinal, error), and the loop's own error: kept until nothing is in flight.
   std::vector<std::pair<std::size_t, std::shared_ptr<const Exception>>> failed;
   std::shared_ptr<const Exception> stop;
+  // Whether a failed chunk stops the submission: any error but a ConvergenceError that names
+  // its points, after which the rest of the batch still runs so that the error covers it.
+  bool halt = false;
   std::size_t in_flight = 0, ordinal = 0;
   int64_t offset = 0;
 
   scheduler.begin(client, batch);
   while (true)
   {
-    while (failed.empty() && !stop && offset < batch && backend.accepts(in_flight))
+    while (!halt && !stop && offset < batch && backend.accepts(in_flight))
       try
       {
         const std::optional<Assignment> a = scheduler.next(load, batch - offset);
@@ -112,9 +117,14 @@ dispatch(S & scheduler, std::uint64_t client, int64_t batch, Backend & backend)
     {
       // Every device is idle: a scheduler that hands out nothing now would leave rows
       // unassigned, so say so rather than return a partial result.
-      if (failed.empty() && !stop && offset < batch)
-        throw FatalError(scheduler.name() + ": no chunk assigned with " +
-                         std::to_string(batch - offset) + " points left and every device idle");
+      if (!halt && !stop && offset < batch)
+      {
+        FatalError idle(scheduler.name() + ": no chunk assigned with " +
+                        std::to_string(batch - offset) + " points left and every device idle");
+        if (failed.empty())
+          throw idle;
+        stop = idle.clone(); // reported after the chunks that failed to converge
+      }
       break;
     }
     ChunkDone d = backend.wait();
@@ -125,6 +135,8 @@ dispatch(S & scheduler, std::uint64_t client, int64_t batch, Backend & backend)
     else
       try
       {
+        const auto * c = dynamic_cast<const ConvergenceError *>(d.error.get());
+        halt = halt || !c || !c->points();
         failed.emplace_back(d.ordinal, std::move(d.error));
       }
       catch (...)
