@@ -152,7 +152,12 @@ class _CrystalModel(Leaf):
 
     def schmid(self, like: torch.Tensor, part: str) -> torch.Tensor:
         """The Schmid tensors ``(nslip, 3, 3)``: ``A`` whole, ``M`` symmetric, ``W`` skew."""
-        A = self.geometry.A.to(like.device, like.dtype)
+        # The factors go to the device before their product: a product computed on the
+        # CPU inside the graph and copied to a GPU is fused by Inductor into a GPU kernel
+        # that reads the CPU memory (torch 2.11)
+        d = self.geometry.cartesian_slip_directions.to(like.device, like.dtype)
+        n = self.geometry.cartesian_slip_planes.to(like.device, like.dtype)
+        A = d[:, :, None] * n[:, None, :]
         if part == "M":
             return 0.5 * (A + A.transpose(-1, -2))
         if part == "W":
