@@ -346,9 +346,28 @@ def compile_graph(module: Graph, device: torch.device, path: Path) -> None:
     program = torch.export.export(
         module, module.example_args(device), dynamic_shapes=(shapes,), strict=False
     )
-    torch._inductor.aoti_compile_and_package(
-        program, package_path=str(path), inductor_configs=inductor_configs(device)
-    )
+    configs = inductor_configs(device)
+    try:
+        torch._inductor.aoti_compile_and_package(
+            program, package_path=str(path), inductor_configs=configs
+        )
+    except Exception as err:
+        if not buffer_reuse_fault(err):
+            raise
+        # Inductor's buffer-reuse planner fails on some large graphs (torch 2.11: "End
+        # index N out of bounds [0, N - 1]" from its peak-memory estimate); without buffer
+        # reuse the same graph compiles, at the cost of more temporary memory
+        torch._inductor.aoti_compile_and_package(
+            program,
+            package_path=str(path),
+            inductor_configs={**configs, "allow_buffer_reuse": False},
+        )
+
+
+def buffer_reuse_fault(err: BaseException) -> bool:
+    """Whether ``err`` is Inductor's buffer-reuse planner failing on its own estimate."""
+    text = f"{err} {err.__cause__ or ''}"
+    return "out of bounds" in text and "End index" in text
 
 
 def variables_meta(variables: Sequence[Any]) -> list[Spec]:
