@@ -105,6 +105,19 @@ struct Wrong : Simple
 
 #define POLICIES SyncPolicy<Simple>, AsyncPolicy<Simple>, AsyncPolicy<StaticHybrid>
 
+TEST_CASE("the execution policy traits", "[policy]")
+{
+  STATIC_REQUIRE(is_execution_policy_v<PassThrough>);
+  STATIC_REQUIRE(is_execution_policy_v<SyncPolicy<Simple>>);
+  STATIC_REQUIRE(is_execution_policy_v<AsyncPolicy<StaticHybrid>>);
+  STATIC_REQUIRE_FALSE(is_execution_policy_v<Simple>);
+  STATIC_REQUIRE_FALSE(is_execution_policy_v<int>);
+  STATIC_REQUIRE_FALSE(PassThrough::asynchronous);
+  STATIC_REQUIRE_FALSE(SyncPolicy<Simple>::asynchronous);
+  STATIC_REQUIRE(AsyncPolicy<Simple>::asynchronous);
+  STATIC_REQUIRE(default_policy_t<StaticHybrid>::asynchronous);
+}
+
 TEMPLATE_TEST_CASE("chunks cover the batch once, in order", "[policy]", POLICIES)
 {
   for (const int64_t batch : {0, 1, 7, 1000})

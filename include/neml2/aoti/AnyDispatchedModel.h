@@ -166,13 +166,7 @@ private:
     {
       model.remove_observer(o);
     }
-    bool asynchronous() const override
-    {
-      if constexpr (std::is_same_v<P, PassThrough>)
-        return false;
-      else
-        return std::is_same_v<P, AsyncPolicy<typename P::scheduler_type>>;
-    }
+    bool asynchronous() const override { return P::asynchronous; }
     DispatchedModel<P> model;
   };
 

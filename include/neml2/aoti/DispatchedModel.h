@@ -48,6 +48,9 @@ namespace neml2::aoti
  */
 template <class Policy = PassThrough> class DispatchedModel
 {
+  static_assert(is_execution_policy_v<Policy>,
+                "DispatchedModel<P>: P must be an execution policy (PassThrough, SyncPolicy<S> or "
+                "AsyncPolicy<S>); for a scheduler S write DispatchedModel<default_policy_t<S>>");
   static constexpr bool pass_through = std::is_same_v<Policy, PassThrough>;
 
 public:

@@ -28,6 +28,8 @@ namespace neml2::aoti
  */
 struct PassThrough
 {
+  /// @brief Calls run on the calling thread.
+  static constexpr bool asynchronous = false;
 };
 
 namespace detail
@@ -160,6 +162,8 @@ template <class S> class SyncPolicy
 public:
   /// @brief The scheduler policy type.
   using scheduler_type = S;
+  /// @brief Chunks run one after another on the calling thread.
+  static constexpr bool asynchronous = false;
 
   /// @brief Bind to @p scheduler (shared with the caller, read only).
   explicit SyncPolicy(std::shared_ptr<S> scheduler) : _scheduler(std::move(scheduler))
@@ -206,6 +210,8 @@ template <class S> class AsyncPolicy
 public:
   /// @brief The scheduler policy type.
   using scheduler_type = S;
+  /// @brief Chunks run on worker threads, one per CPU and lanes per GPU, at once.
+  static constexpr bool asynchronous = true;
 
   /**
    * @brief Bind to @p scheduler and start the worker threads: one for the CPU, and
@@ -265,4 +271,23 @@ private:
 template <class S>
 using default_policy_t =
     std::conditional_t<detail::asynchronous_or<S>(true), AsyncPolicy<S>, SyncPolicy<S>>;
+
+/// @brief Whether @p P is an execution policy: PassThrough, SyncPolicy<S> or AsyncPolicy<S>.
+template <class P> struct is_execution_policy : std::false_type
+{
+};
+/// @cond
+template <> struct is_execution_policy<PassThrough> : std::true_type
+{
+};
+template <class S> struct is_execution_policy<SyncPolicy<S>> : std::true_type
+{
+};
+template <class S> struct is_execution_policy<AsyncPolicy<S>> : std::true_type
+{
+};
+/// @endcond
+
+/// @brief is_execution_policy<P>::value.
+template <class P> inline constexpr bool is_execution_policy_v = is_execution_policy<P>::value;
 } // namespace neml2::aoti
