@@ -332,7 +332,10 @@ def checked_setting(model: str, solver: str, key: str, value: Any) -> float | in
         return int(value)
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise Neml2Error(f"{item}, expected a finite number >= 0")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer beyond every float
+        number = math.inf
     if not (math.isfinite(number) and number >= 0):
         raise Neml2Error(f"{item}, expected a finite number >= 0")
     return number

@@ -364,6 +364,7 @@ NOT_COUNT = "expected an integer >= 1"
         ("newton", {"abs_tol": float("inf")}, f"setting 'newton.abs_tol' is inf, {NOT_TOL}"),
         ("newton", {"rel_tol": "1e-8"}, f"setting 'newton.rel_tol' is '1e-8', {NOT_TOL}"),
         ("newton", {"abs_tol": True}, f"setting 'newton.abs_tol' is True, {NOT_TOL}"),
+        ("newton", {"rel_tol": 10**400}, f"setting 'newton.rel_tol' is {10**400}, {NOT_TOL}"),
         ("newton", {"max_its": 0}, f"setting 'newton.max_its' is 0, {NOT_COUNT}"),
         ("newton", {"max_its": -4}, f"setting 'newton.max_its' is -4, {NOT_COUNT}"),
         ("newton", {"max_its": 2.0}, f"setting 'newton.max_its' is 2.0, {NOT_COUNT}"),
