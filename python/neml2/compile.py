@@ -34,7 +34,7 @@ from typing import Any
 
 import torch
 
-from . import artifact, hit, renames
+from . import artifact, hit, renames, validate
 from .cli import OneLineParser, check_writable_folder, only_model, parse_device, run_main
 from .errors import InputError, Neml2Error
 from .hit import Section
@@ -42,6 +42,7 @@ from .models import Model, model_section
 from .models.base import Pair
 from .models.coupling import coupled_leaves
 from .models.sub_batch import build_with_settings
+from .solvers import SETTINGS, Limits, given_settings, setting_names, solver_table
 
 #: Batch size of the example inputs. Inductor takes it as the size hint of the dynamic
 #: batch dimension, and with a small hint its CPU code generator judges the loops too
@@ -185,9 +186,11 @@ def parse_devices(specs: Sequence[str]) -> list[torch.device]:
 
 
 def graph_args(model: Model, graph: str, sel: Selection) -> list[Spec]:
-    """The positional arguments of a graph, in the contract's order."""
+    """The positional arguments of a graph, in the contract's order: inputs, promoted
+    parameters, the solvers' run-time settings, then tangents or cotangents."""
     args: list[Spec] = [{"role": "input", "name": v.name} for v in model.inputs]
     args += [{"role": "parameter", "name": p} for p in sel.params]
+    args += [{"role": "setting", "name": name} for name in setting_names(model)]
     if graph == "jvp":
         wrt = {i for _, i in sel.pairs}
         args += [{"role": "tangent", "name": v.name} for v in model.inputs if v.name in wrt]
@@ -200,6 +203,24 @@ def graph_returns(model: Model, graph: str, sel: Selection) -> list[Spec]:
     """The outputs of a graph, in the contract's order; an implicit model's status last."""
     status = [dict(s) for s in STATUS_RETURNS] if model.implicit else []
     return regular_returns(model, graph, sel) + status
+
+
+def settings_meta(model: Model, dtype: torch.dtype) -> list[Spec]:
+    """The meta's ``settings``: per solver of ``model`` (in name order) its ``abs_tol``,
+    ``rel_tol`` (in ``dtype``) and ``max_its`` (int64), each with its compiled value, the
+    default of the graphs' ``setting`` arguments of that name."""
+    specs: list[Spec] = []
+    for name, solver in solver_table(model).items():
+        for key in SETTINGS:
+            value = getattr(solver, key)
+            specs.append(
+                {
+                    "name": f"{name}.{key}",
+                    "dtype": "int64" if key == "max_its" else dtype_text(dtype),
+                    "value": int(value) if key == "max_its" else float(value),
+                }
+            )
+    return specs
 
 
 def per_point(model: Model, graph: str, ret: Spec) -> bool:
@@ -263,6 +284,9 @@ class Graph(torch.nn.Module):
         self.baked = [name for name in model.parameters if name not in sel.params]
         for index, name in enumerate(self.baked):
             self.register_buffer(f"baked_{index}", model.parameters[name].detach().clone())
+        #: the meta's ``settings``: the compiled values of the ``setting`` arguments
+        self.settings = {s["name"]: s for s in settings_meta(model, self.dtype)}
+        self.solvers = list(solver_table(model))
 
     def forward(self, *tensors: torch.Tensor) -> tuple[torch.Tensor, ...]:
         out = list(self.values(tensors[: len(tensors) - self.into * len(self.written)]))
@@ -281,12 +305,17 @@ class Graph(torch.nn.Module):
         p = {name: getattr(self, f"baked_{i}") for i, name in enumerate(self.baked)}
         p.update(by_role.get("parameter", {}))
         model, sel = self.model, self.sel
-        ev = model.evaluate(
-            x,
-            p,
-            jacobian=self.graph in ("jvp", "jacobian"),
-            param_jacobian=self.graph in ("param_jacobian", "param_vjp"),
-        )
+        given = by_role.get("setting", {})
+        solvers = {
+            name: Limits(*(given[f"{name}.{key}"] for key in SETTINGS)) for name in self.solvers
+        }
+        with given_settings(solvers):  # the solves read the setting arguments
+            ev = model.evaluate(
+                x,
+                p,
+                jacobian=self.graph in ("jvp", "jacobian"),
+                param_jacobian=self.graph in ("param_jacobian", "param_vjp"),
+            )
         if self.graph == "forward":
             values: dict[str, Any] = ev.outputs
         elif self.graph == "jvp":
@@ -313,6 +342,8 @@ class Graph(torch.nn.Module):
                 continue
             if spec["role"] == "parameter":
                 examples.append(self.model.parameters[spec["name"]].to(device, self.dtype))
+            elif spec["role"] == "setting":
+                examples.append(self.setting(spec["name"], device))
             else:
                 shape = self.model.variable(spec["name"]).shape
                 examples.append(
@@ -325,6 +356,10 @@ class Graph(torch.nn.Module):
                 torch.empty(values[i].shape, dtype=self.dtype, device=device) for i in self.written
             ]
         return tuple(examples)
+
+    def setting(self, name: str, device: torch.device | str = "cpu") -> torch.Tensor:
+        """The compiled value of the ``setting`` argument ``name``, as the graph takes it."""
+        return validate.setting_tensor(self.settings[name], torch.device(device))
 
 
 def inductor_configs(device: torch.device) -> dict[str, Any]:
@@ -415,6 +450,7 @@ def build_meta(
         if param_blocks
         else [],
         "status": {"converged": "converged", "residual": "residual"} if model.implicit else None,
+        "settings": settings_meta(model, dtype or model.dtype),
         "graphs": {g: graph_meta(model, g, sel, g in sel.into_graphs(device)) for g in graphs},
     }
 
@@ -493,6 +529,7 @@ def prepare(req: Request) -> Prepared:
         )
     dtype = artifact.DTYPES[req.dtype]
     check_dtype(model, section, dtype)
+    solver_table(model)  # one value per setting of each solver, or one line saying why not
     model.parameters = {k: v.to(dtype) for k, v in model.parameters.items()}
     pairs, params = select_pairs(model, req.pairs), select_params(model, req.params)
     sel = Selection(pairs, params, select_graphs(req.graphs, pairs, params))

@@ -2,7 +2,8 @@
 
 For each compiled model of a stub it prints, per device folder: the dtype, the torch that
 exported the graphs, the fingerprint of the compile, the inputs and outputs with their
-per-point shapes, the promoted parameters with shapes, and the graphs. ``--check`` also
+per-point shapes, the promoted parameters with shapes, the run-time solver settings of an
+implicit model with their compiled values, and the graphs. ``--check`` also
 makes every check the loaders make before a call (doc/artifacts.md, "Checks at load") on
 every device folder and graph: the meta's fields, the CRC-32 of every package member, the
 graph each package was compiled for, its device and argument signature, and (where the
@@ -117,6 +118,17 @@ def variable_lines(variables: Sequence[dict[str, Any]], values: bool = False) ->
     return lines
 
 
+def setting_lines(settings: Sequence[dict[str, Any]]) -> list[str]:
+    """One line per run-time solver setting: its name, dtype and compiled value."""
+    if not settings:
+        return []
+    width = max(len(s["name"]) for s in settings)
+    lines = ["    solver settings (run-time; compiled values)"]
+    for s in settings:
+        lines.append(f"      {s['name']:<{width}}  {s['dtype']} = {s['value']:g}")
+    return lines
+
+
 def describe(folder: Path, meta: artifact.Meta) -> list[str]:
     """What one device folder holds, as indented lines."""
     graphs = []
@@ -135,6 +147,7 @@ def describe(folder: Path, meta: artifact.Meta) -> list[str]:
         *variable_lines(meta["outputs"]),
         "    parameters",
         *variable_lines(meta["parameters"], values=True),
+        *setting_lines(meta.get("settings", [])),
         f"    graphs       {', '.join(graphs)}",
     ]
 

@@ -1,8 +1,9 @@
 """``load_model``: an eager model from a model ``.i``, or compiled graphs from an AOTI stub.
 
 Both kinds answer the same calls: ``forward``, ``jvp``, ``jacobian``, ``param_jacobian``,
-``param_vjp`` and ``named_parameters``. The compiled kind runs on the device type of
-``torch.get_default_device()``, loading ``<artifact_path>/<device type>/``.
+``param_vjp``, ``named_parameters``, ``solver_settings`` and ``set_solver_settings``. The
+compiled kind runs on the device type of ``torch.get_default_device()``, loading
+``<artifact_path>/<device type>/``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from .models import Model, Variable, model_section
 from .models.base import Batch, Blocks, Status, Tensors, raise_if_failed, refuse_unknown
 from .models.sub_batch import build_with_settings
 from .runtime import use_system_cxx_runtime
+from .solvers import SETTINGS, checked_settings
 
 #: The -d/-p options that produce each graph, for the "was not compiled" message.
 _RECOMPILE_HINT = {
@@ -71,6 +73,16 @@ class CompiledModel:
             p["name"]: torch.tensor(p["value"], dtype=self.dtype, device=device).reshape(p["shape"])
             for p in meta["parameters"]
         }
+        #: solver -> {"abs_tol", "rel_tol", "max_its"}: the values the graphs take now
+        self._solvers: dict[str, dict[str, Any]] = {}
+        for spec in meta.get("settings", []):  # absent in an artifact from before settings
+            solver, _, key = spec["name"].rpartition(".")
+            value = int(spec["value"]) if key == "max_its" else float(spec["value"])
+            self._solvers.setdefault(solver, {})[key] = value
+        #: setting name -> the 0-dim tensor passed as that ``setting`` argument
+        self._settings: Tensors = {}
+        for solver in self._solvers:
+            self._put_settings(solver)
         context = f"model '{self.name}' on {device}"
         self._graphs = {}
         for graph in artifact.GRAPHS:
@@ -93,7 +105,9 @@ class CompiledModel:
         edited dtype or shape in model_meta.json, is refused here instead of answering."""
         with torch.no_grad():
             for graph, compiled in self._graphs.items():
-                args = validate.probe_args(self.meta, graph, self.parameters, self.device)
+                args = validate.probe_args(
+                    self.meta, graph, self.parameters, self.device, self._settings
+                )
                 try:
                     returned = compiled(*args)
                 except RuntimeError as err:
@@ -106,6 +120,38 @@ class CompiledModel:
     def named_parameters(self) -> Tensors:
         """The live promoted parameters; changing one in place changes the next call."""
         return self.parameters
+
+    @property
+    def solver_settings(self) -> dict[str, dict[str, Any]]:
+        """``{solver: {"abs_tol": float, "rel_tol": float, "max_its": int}}``: the values
+        the next call passes for each solver of the model (the compiled ones until
+        :meth:`set_solver_settings` changes them), in the meta's order; empty for an
+        explicit model. A copy."""
+        return {solver: dict(values) for solver, values in self._solvers.items()}
+
+    def set_solver_settings(
+        self,
+        solver: str,
+        *,
+        abs_tol: float | None = None,
+        rel_tol: float | None = None,
+        max_its: int | None = None,
+    ) -> None:
+        """Change the tolerances or the iteration cap of ``solver`` (None: unchanged) for
+        the next calls, without recompiling. Neml2Error for an unknown solver or a value
+        not allowed (a tolerance is a finite number >= 0, ``max_its`` an integer >= 1);
+        then nothing is changed. A float32 model rounds a tolerance to float32."""
+        given = {"abs_tol": abs_tol, "rel_tol": rel_tol, "max_its": max_its}
+        values = checked_settings(self.name, list(self._solvers), solver, given)
+        self._solvers[solver].update(values)
+        self._put_settings(solver)
+
+    def _put_settings(self, solver: str) -> None:
+        """The setting tensors of ``solver`` from its values, on the model's device."""
+        for key in SETTINGS:
+            dtype = torch.int64 if key == "max_its" else self.dtype
+            value = self._solvers[solver][key]
+            self._settings[f"{solver}.{key}"] = torch.tensor(value, dtype=dtype, device=self.device)
 
     def forward(self, inputs: Mapping[str, torch.Tensor]) -> Tensors:
         return self._call("forward", input=inputs)
@@ -166,6 +212,8 @@ class CompiledModel:
         args = [
             self.parameters[a["name"]]
             if a["role"] == "parameter"
+            else self._settings[a["name"]]
+            if a["role"] == "setting"
             else checked[a["role"]][a["name"]].contiguous()
             for a in spec["args"]
         ]

@@ -8,15 +8,29 @@ the iterations: a Python loop when evaluated eagerly, a ``while_loop`` when trac
 ``max_its`` times) and stops as soon as every point of the call has converged.
 :func:`solve_per_point` is the dense linear solve of each Newton update of a system of
 equations.
+
+``abs_tol``, ``rel_tol`` and ``max_its`` are run-time settings of a compiled model: every
+graph takes them as 0-dim tensor arguments, three per solver (doc/artifacts.md,
+``settings``), with the block's values as defaults. A solver is known by its block name;
+a model that names none uses the solver :data:`DEFAULT_SOLVER`. A model reads its values
+through :func:`limits`: the solver's own numbers when evaluated eagerly, the graph's
+argument tensors inside :func:`given_settings`, which ``neml2.compile.Graph`` enters
+while a graph is traced.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import contextlib
+import contextvars
+import math
+import numbers
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import torch
 
+from .errors import Neml2Error
 from .hit import Section
 
 #: One update ``(z, lo, hi) -> (z, lo, hi, done)`` of a bracketed per-point iteration.
@@ -32,6 +46,13 @@ SOLVER_TYPES = ("Newton", "NewtonWithLineSearch", "DenseLU")
 NEML2_MAX_ITS = 25
 #: The line searches of ``NewtonWithLineSearch`` (``linesearch_type``).
 LINE_SEARCH_TYPES = ("BACKTRACKING", "STRONG_WOLFE")
+#: The name of the solver of an implicit model whose block has no ``solver = NAME``: its
+#: run-time settings are ``default.abs_tol``, ``default.rel_tol`` and ``default.max_its``.
+DEFAULT_SOLVER = "default"
+#: The run-time settings of one solver, in the order of a graph's ``setting`` arguments.
+SETTINGS = ("abs_tol", "rel_tol", "max_its")
+#: The largest ``max_its`` a setting holds (an int64 tensor).
+MAX_ITS_LIMIT = 2**63 - 1
 
 
 @dataclass(frozen=True)
@@ -80,6 +101,9 @@ class Newton:
     rel_tol: float = 1e-8
     max_its: int = 20
     line_search: LineSearch | None = None
+    #: The ``[Solvers]`` block's name (:data:`DEFAULT_SOLVER` for a model that names none),
+    #: which names the solver's run-time settings; not part of the settings' comparison.
+    name: str = field(default=DEFAULT_SOLVER, compare=False)
 
     options = frozenset(
         {"type", "abs_tol", "rel_tol", "max_its", "linear_solver", "substep_del_tol"}
@@ -105,7 +129,7 @@ def solver_for(model: Section, defaults: Newton | None = None, line_search: bool
     by a model that cannot is an error, not a line search silently left out.
     """
     if "solver" not in model.params:
-        return defaults or Newton()
+        return replace(defaults or Newton(), name=DEFAULT_SOLVER)
     name = model.string("solver")
     solvers = root_of(model).child("Solvers")
     if solvers is None or name not in solvers.children:
@@ -180,7 +204,7 @@ def parse_newton(section: Section, defaults: Newton | None = None) -> Newton:
             "max_its", f"parameter 'max_its': expected an integer >= 1, got {max_its}"
         )
     search = parse_line_search(section) if kind == "NewtonWithLineSearch" else None
-    return Newton(abs_tol, rel_tol, max_its, search)
+    return Newton(abs_tol, rel_tol, max_its, search, section.name)
 
 
 def parse_line_search(section: Section) -> LineSearch:
@@ -215,6 +239,125 @@ def parse_line_search(section: Section) -> LineSearch:
     return LineSearch(kind, count, cutback, c)
 
 
+# --- run-time settings ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The values one solve uses: Python numbers when evaluated eagerly, 0-dim tensors
+    (the graph's ``setting`` arguments) while a graph is traced."""
+
+    abs_tol: float | torch.Tensor
+    rel_tol: float | torch.Tensor
+    max_its: int | torch.Tensor
+
+
+#: Solver name -> the values a graph being traced takes as arguments (see given_settings).
+_GIVEN: contextvars.ContextVar[Mapping[str, Limits] | None] = contextvars.ContextVar(
+    "neml2_solver_settings", default=None
+)
+
+
+@contextlib.contextmanager
+def given_settings(values: Mapping[str, Limits]) -> Iterator[None]:
+    """Within the block, a solver named in ``values`` uses those values instead of its own
+    (the tensors a compiled graph takes, so that the solve reads its arguments)."""
+    token = _GIVEN.set(dict(values))
+    try:
+        yield
+    finally:
+        _GIVEN.reset(token)
+
+
+def limits(solver: Newton) -> Limits:
+    """The tolerances and iteration cap a solve with ``solver`` uses now."""
+    given = _GIVEN.get()
+    if given is not None and solver.name in given:
+        return given[solver.name]
+    return Limits(solver.abs_tol, solver.rel_tol, solver.max_its)
+
+
+def solver_users(model: Any) -> list[Any]:
+    """The models inside ``model`` that run a Newton solve (each with a ``solver``)."""
+    users: list[Any] = model.solver_users()
+    return users
+
+
+def solver_table(model: Any) -> dict[str, Newton]:
+    """Each solver ``model`` uses, by name, in name order; a solver shared by several
+    models appears once. Neml2Error when two models give one solver different values (a
+    key the block leaves out may default differently per model type), as one solver has
+    one value of each setting at run time."""
+    table: dict[str, tuple[Newton, str]] = {}
+    for user in solver_users(model):
+        solver: Newton = user.solver
+        if solver.name not in table:
+            table[solver.name] = (solver, user.name)
+            continue
+        first, owner = table[solver.name]
+        for key in SETTINGS:
+            mine, theirs = getattr(solver, key), getattr(first, key)
+            if mine != theirs:
+                where = (
+                    f"[Solvers/{solver.name}]"
+                    if solver.name != DEFAULT_SOLVER
+                    else f"[Solvers/{solver.name}] (or the default solver of a model without "
+                    "'solver')"
+                )
+                raise Neml2Error(
+                    f"model '{model.name}': solver '{solver.name}' has {key} = {theirs:g} in "
+                    f"'{owner}' but {key} = {mine:g} in '{user.name}'; a solver has one value "
+                    f"of each setting: set {key} in {where} or give the models distinct solvers"
+                )
+    return {name: table[name][0] for name in sorted(table)}
+
+
+def setting_names(model: Any) -> list[str]:
+    """``<solver>.abs_tol``, ``<solver>.rel_tol``, ``<solver>.max_its`` per solver of
+    ``model``, in the order of a graph's ``setting`` arguments."""
+    return [f"{name}.{key}" for name in solver_table(model) for key in SETTINGS]
+
+
+def checked_setting(model: str, solver: str, key: str, value: Any) -> float | int:
+    """``value`` for setting ``key`` of ``solver``, or Neml2Error naming what is allowed:
+    a tolerance is a finite number >= 0, ``max_its`` an integer >= 1."""
+    item = f"model '{model}': setting '{solver}.{key}' is {value!r}"
+    if key == "max_its":
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise Neml2Error(f"{item}, expected an integer >= 1")
+        if int(value) < 1:
+            raise Neml2Error(f"{item}, expected an integer >= 1")
+        if int(value) > MAX_ITS_LIMIT:
+            raise Neml2Error(f"{item}, expected an integer >= 1 (at most {MAX_ITS_LIMIT})")
+        return int(value)
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise Neml2Error(f"{item}, expected a finite number >= 0")
+    try:
+        number = float(value)
+    except OverflowError:  # an integer beyond every float
+        number = math.inf
+    if not (math.isfinite(number) and number >= 0):
+        raise Neml2Error(f"{item}, expected a finite number >= 0")
+    return number
+
+
+def checked_settings(
+    model: str, known: list[str], solver: str, given: Mapping[str, Any]
+) -> dict[str, float | int]:
+    """The settings ``given`` (key -> value, None: unchanged) for ``solver``, each checked,
+    or Neml2Error for a solver not in ``known`` or a value not allowed."""
+    if solver not in known:
+        expected = ", ".join(known) if known else "none, the model solves no equation"
+        raise Neml2Error(
+            f"model '{model}': unknown solver {solver!r} (expected solvers: {expected})"
+        )
+    return {
+        key: checked_setting(model, solver, key, value)
+        for key, value in given.items()
+        if value is not None
+    }
+
+
 def run_loop(
     more: Callable[..., torch.Tensor],
     body: Callable[..., tuple[torch.Tensor, ...]],
@@ -237,9 +380,10 @@ def newton_loop(
     lo: torch.Tensor,
     hi: torch.Tensor,
     done: torch.Tensor,
-    solver: Newton,
+    max_its: int | torch.Tensor,
 ) -> torch.Tensor:
-    """Apply ``step`` until every point is done, at most ``solver.max_its`` times.
+    """Apply ``step`` until every point is done, at most ``max_its`` times (a number, or
+    the 0-dim tensor of a graph's argument).
 
     ``step`` must leave a done point unchanged: then a point's result does not depend
     on the other points of the call (how long the loop ran), which keeps per-point
@@ -250,37 +394,26 @@ def newton_loop(
     def more(
         i: torch.Tensor, z: torch.Tensor, lo: torch.Tensor, hi: torch.Tensor, done: torch.Tensor
     ) -> torch.Tensor:
-        return (i < solver.max_its) & ~done.all()
+        return (i < max_its) & ~done.all()
 
     def body(
         i: torch.Tensor, z: torch.Tensor, lo: torch.Tensor, hi: torch.Tensor, done: torch.Tensor
     ) -> tuple[torch.Tensor, ...]:
         return (i + 1, *step(z, lo, hi))
 
-    state: tuple[torch.Tensor, ...] = (count, z, lo, hi, done)
-    if torch.compiler.is_compiling():
-        try:
-            from torch._higher_order_ops.while_loop import while_loop
-        except ImportError:  # a torch without it: the same updates, unrolled
-            for _ in range(solver.max_its):
-                state = body(*state)
-            return state[1]
-        state = tuple(while_loop(more, body, state))  # type: ignore[no-untyped-call]
-    else:
-        while bool(more(*state)):
-            state = body(*state)
-    return state[1]
+    return run_loop(more, body, (count, z, lo, hi, done))[1]
 
 
 def iterate(
     step: Callable[[torch.Tensor, torch.Tensor], tuple[torch.Tensor, torch.Tensor]],
     u: torch.Tensor,
     done: torch.Tensor,
-    max_its: int,
+    max_its: int | torch.Tensor,
 ) -> torch.Tensor:
     """Apply ``step(u, done) -> (u, done)`` until every point is done, at most ``max_its``
-    times; a ``while_loop`` when traced (one iteration in the graph), else a Python loop.
-    ``step`` must leave a done point unchanged, as in :func:`newton_loop`."""
+    times (a number or a 0-dim tensor); a ``while_loop`` when traced (one iteration in the
+    graph), else a Python loop. ``step`` must leave a done point unchanged, as in
+    :func:`newton_loop`."""
     count = torch.zeros((), dtype=torch.int64, device=u.device)
 
     def more(i: torch.Tensor, u: torch.Tensor, done: torch.Tensor) -> torch.Tensor:

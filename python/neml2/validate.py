@@ -36,6 +36,7 @@ INTO_SUFFIX = "_into"
 ROLES = (
     "input",
     "parameter",
+    "setting",
     "tangent",
     "cotangent",
     "output",
@@ -56,6 +57,12 @@ DTYPE_NAMES = {torch.float64: "Double", torch.float32: "Float", torch.bool: "Boo
 META_DTYPES = {"float64": torch.float64, "float32": torch.float32}
 #: The largest size of one axis, and of one variable, that the C++ reader accepts.
 MAX_SIZE = 1 << 31
+#: The settings of one solver, in order (``<solver>.abs_tol``, ...), as in neml2.solvers.
+SETTING_KEYS = ("abs_tol", "rel_tol", "max_its")
+#: The dtype of a ``max_its`` setting (the tolerances have the meta's dtype).
+COUNT_DTYPE = "int64"
+#: The largest ``max_its`` an int64 holds.
+MAX_COUNT = 2**63 - 1
 
 Meta = dict[str, Any]
 
@@ -180,6 +187,49 @@ class _Reader:
             self.text(entry, "wrt", where)
             self.get(entry, "batched", "a boolean", where)
 
+    def settings(self, root: Meta, dtype: str) -> list[str]:
+        """The names of ``settings`` (absent: none), each checked: per solver its
+        ``abs_tol``, ``rel_tol`` and ``max_its`` in that order, each solver once; a
+        tolerance a finite number >= 0 of the meta's dtype, ``max_its`` an int64
+        integer >= 1."""
+        if "settings" not in root:
+            return []
+        names: list[str] = []
+        solvers: list[str] = []
+        for i, entry in enumerate(self.get(root, "settings", "an array")):
+            where = f"settings[{i}]."
+            name = self.text(entry, "name", where)
+            solver, _, key = name.rpartition(".")
+            expected = SETTING_KEYS[i % len(SETTING_KEYS)]
+            if i % len(SETTING_KEYS) == 0:
+                if solver in solvers:
+                    raise self.fail(f"duplicate name '{name}' in 'settings'")
+                solvers.append(solver)
+            if not solver or solver != solvers[-1] or key != expected:
+                want = f"{solvers[-1] or '<solver>'}.{expected}"
+                raise self.fail(
+                    f"field '{where}name' is '{name}', expected '{want}' (each solver's "
+                    "abs_tol, rel_tol and max_its, in that order)"
+                )
+            want = COUNT_DTYPE if key == "max_its" else dtype
+            found = self.text(entry, "dtype", where)
+            if found != want:
+                raise self.fail(f"field '{where}dtype' is '{found}', expected '{want}'")
+            value = self.get(entry, "value", "a number", where)
+            if key == "max_its":
+                count = self.integer(value, f"field '{where}value'")
+                if not 1 <= count <= MAX_COUNT:
+                    raise self.fail(f"field '{where}value' must be an integer >= 1, got {count}")
+            elif not (math.isfinite(value) and value >= 0):
+                raise self.fail(f"field '{where}value' must be a finite number >= 0, got {value}")
+            names.append(name)
+        if len(names) % len(SETTING_KEYS):
+            raise self.fail(
+                f"field 'settings' ends in '{names[-1]}': each solver has abs_tol, rel_tol "
+                "and max_its"
+            )
+        return names
+
     def slots(self, graph: Any, key: str, where: str) -> list[dict[str, Any]]:
         slots: list[dict[str, Any]] = self.get(graph, key, "an array", where)
         for i, slot in enumerate(slots):
@@ -213,6 +263,7 @@ def check_meta(path: Path, meta: Any) -> None:
     inputs = {v["name"] for v in r.variables(meta, "inputs", False)}
     outputs = {v["name"] for v in r.variables(meta, "outputs", False)}
     params = {v["name"] for v in r.variables(meta, "parameters", True)}
+    settings = r.settings(meta, dtype)
     r.derivatives(meta, "derivatives")
     r.derivatives(meta, "param_derivatives")
     if not inputs or not outputs:
@@ -227,7 +278,13 @@ def check_meta(path: Path, meta: Any) -> None:
         r.text(meta["status"], "converged", "status.")
         r.text(meta["status"], "residual", "status.")
     graphs = r.get(meta, "graphs", "an object")
-    known = {"input": inputs, "tangent": inputs, "parameter": params, "cotangent": outputs}
+    known = {
+        "input": inputs,
+        "tangent": inputs,
+        "parameter": params,
+        "setting": set(settings),
+        "cotangent": outputs,
+    }
     for graph in GRAPHS:
         if graph not in graphs:
             continue
@@ -247,6 +304,12 @@ def check_meta(path: Path, meta: Any) -> None:
                     f"{where}args names '{slot.get('name', '')}', "
                     "which is not a variable of that role"
                 )
+        taken = [slot["name"] for slot in args if slot["role"] == "setting"]
+        if taken != settings:
+            raise r.fail(
+                f"{where}args takes the settings [{', '.join(taken)}], expected every entry "
+                f"of 'settings' in its order: [{', '.join(settings)}]"
+            )
     if "forward" not in graphs:
         raise r.fail("missing field 'graphs.forward'")
 
@@ -366,8 +429,31 @@ def wrapper_signature(source: str) -> list[tuple[str | None, dict[int, int]]] | 
     return out
 
 
+def setting_spec(meta: Meta, name: str) -> dict[str, Any]:
+    """The entry of the meta's ``settings`` called ``name``."""
+    spec: dict[str, Any] = next(s for s in meta.get("settings", []) if s["name"] == name)
+    return spec
+
+
+def arg_dtype(meta: Meta, slot: dict[str, Any]) -> str:
+    """The dtype model_meta.json gives argument ``slot`` (a setting's own, else the meta's)."""
+    if slot["role"] == "setting":
+        dtype: str = setting_spec(meta, slot["name"])["dtype"]
+        return dtype
+    dtype = meta["dtype"]
+    return dtype
+
+
+def setting_tensor(spec: dict[str, Any], device: torch.device) -> torch.Tensor:
+    """The 0-dim tensor of one entry of the meta's ``settings`` (its value and dtype)."""
+    dtype = torch.int64 if spec["dtype"] == COUNT_DTYPE else META_DTYPES[spec["dtype"]]
+    return torch.tensor(spec["value"], dtype=dtype, device=device)
+
+
 def arg_shape(meta: Meta, slot: dict[str, Any]) -> list[int | str]:
     """The shape model_meta.json gives argument ``slot``: ``B`` first when batched."""
+    if slot["role"] == "setting":
+        return []
     table = {"parameter": "parameters", "cotangent": "outputs"}.get(slot["role"], "inputs")
     shape: list[int | str] = next(
         list(v["shape"]) for v in meta[table] if v["name"] == slot["name"]
@@ -390,8 +476,8 @@ def check_wrapper_signature(
             f"{context}: graph '{graph}' in '{path}' takes {len(signature)} inputs, "
             f"model_meta.json declares {len(args)}: " + MISMATCH
         )
-    dtype = meta["dtype"]
     for i, (slot, (took, sizes)) in enumerate(zip(args, signature, strict=False)):
+        dtype = arg_dtype(meta, slot)
         declared = arg_shape(meta, slot)
         wrong_size = any(
             axis >= len(declared) or declared[axis] not in ("B", n) for axis, n in sizes.items()
@@ -513,8 +599,10 @@ def probe_args(
     graph: str,
     parameters: dict[str, torch.Tensor],
     device: torch.device,
+    settings: dict[str, torch.Tensor] | None = None,
 ) -> list[torch.Tensor]:
-    """One point of zeros per batched argument, parameters as they are: the loader's probe.
+    """One point of zeros per batched argument, parameters as they are, settings as given
+    (by default the meta's values): the loader's probe.
 
     Each batched argument is the start of a zero buffer far larger than the meta says, so
     that a graph that reads more than the meta declares reads zeros, not foreign memory.
@@ -524,6 +612,11 @@ def probe_args(
     for slot in meta["graphs"][graph]["args"]:
         if slot["role"] == "parameter":
             args.append(parameters[slot["name"]])
+            continue
+        if slot["role"] == "setting":
+            given = (settings or {}).get(slot["name"])
+            spec = setting_spec(meta, slot["name"])
+            args.append(given if given is not None else setting_tensor(spec, device))
             continue
         shape = [1, *(int(n) for n in arg_shape(meta, slot)[1:])]
         numel = math.prod(shape)

@@ -82,6 +82,7 @@ def test_meta(compiled_elastic: tuple[Path, str]) -> None:
             {"of": "stress", "wrt": "model.nu", "batched": True},
         ],
         "status": None,
+        "settings": [],
         "graphs": {
             "forward": {
                 "file": "forward.pt2",
@@ -242,6 +243,27 @@ def test_meta_is_checked(
     with pytest.raises(Neml2Error) as info:
         neml2.load_model(tmp_path / "model_aoti.i", "model")
     assert message in str(info.value)
+
+
+def test_an_artifact_without_settings_has_none(
+    loadable_elastic: tuple[Path, str], tmp_path: Path
+) -> None:
+    """An artifact compiled before run-time solver settings (no 'settings' key) loads and
+    runs with none."""
+    folder = copy_artifact(loadable_elastic[0], tmp_path, graphs=True)
+    meta = json.loads((folder / "model_meta.json").read_text())
+    del meta["settings"]
+    (folder / "model_meta.json").write_text(json.dumps(meta))
+    model = neml2.load_model(tmp_path / "model_aoti.i", "model")
+    assert model.solver_settings == {}
+    out = model.forward({"strain": torch.zeros(2, 6, dtype=F64)})
+    assert torch.equal(out["stress"], torch.zeros(2, 6, dtype=F64))
+    with pytest.raises(Neml2Error) as info:
+        model.set_solver_settings("default", max_its=5)
+    assert str(info.value) == (
+        "model 'model': unknown solver 'default' (expected solvers: none, the model solves "
+        "no equation)"
+    )
 
 
 def test_missing_device_folder(compiled_elastic: tuple[Path, str], tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ models, convergence errors included."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ import pytest
 import torch
 
 import neml2
-from neml2.errors import ConvergenceError
+from neml2.errors import ConvergenceError, Neml2Error
 
 from .conftest import FIXTURES, fixture_flags, run_module
 from .test_viscoplasticity import DT_FAIL, STRAIN_FAIL, state, uniaxial
@@ -115,6 +116,110 @@ def test_compiled_convergence_error_and_half_the_step(viscoplastic: tuple[Any, A
     torch.testing.assert_close(compiled.forward(x), eager.forward(x), rtol=1e-9, atol=1e-9)
     # and the model is usable after the error
     assert compiled.forward(state(uniaxial(0.003)))["stress"].shape == (1, 6)
+
+
+#: The fixture's [Solvers/newton]: the compiled values of its run-time settings.
+NEWTON = {"abs_tol": 1e-10, "rel_tol": 1e-10, "max_its": 8}
+
+
+def test_viscoplastic_meta_declares_the_settings(compiled_viscoplastic: Path) -> None:
+    """Every graph takes newton's three settings right after the seven parameters."""
+    m = meta(compiled_viscoplastic)
+    assert m["settings"] == [
+        {"name": "newton.abs_tol", "dtype": "float64", "value": 1e-10},
+        {"name": "newton.rel_tol", "dtype": "float64", "value": 1e-10},
+        {"name": "newton.max_its", "dtype": "int64", "value": 8},
+    ]
+    settings = [{"role": "setting", "name": s["name"]} for s in m["settings"]]
+    for graph in GRAPHS:
+        args = m["graphs"][graph]["args"]
+        assert [a["role"] for a in args[:11]] == ["input"] * 4 + ["parameter"] * 7
+        assert args[11:14] == settings, graph
+        assert all(a["role"] in ("tangent", "cotangent") for a in args[14:]), graph
+    shown = run_module("neml2.inspect_cli", compiled_viscoplastic / "model_aoti.i", "--check")
+    assert shown.returncode == 0, shown.stderr
+    assert "      newton.max_its  int64 = 8\n" in shown.stdout
+    assert "      newton.rel_tol  float64 = 1e-10\n" in shown.stdout
+
+
+def from_file(tmp_path: Path, **values: float) -> Any:
+    """The eager fixture model built from its file with ``values`` in [Solvers/newton]."""
+    text = (FIXTURES / "viscoplastic" / "model.i").read_text()
+    for key, value in values.items():
+        text, count = re.subn(rf"(?m)^(\s*){key} = \S+$", rf"\g<1>{key} = {value!r}", text)
+        assert count == 1, key
+    path = tmp_path / f"model_{len(list(tmp_path.iterdir()))}.i"
+    path.write_text(text)
+    return neml2.load_model(path, "model")
+
+
+def test_compiled_solver_settings_change_the_solve(
+    compiled_viscoplastic: Path, tmp_path: Path
+) -> None:
+    """Without recompiling: max_its 1 fails a step that converges with the compiled 8, 30
+    converges the step that fails with 8, and looser tolerances give what a model built
+    with them gives; each as the eager model from such a file."""
+    compiled = neml2.load_model(compiled_viscoplastic / "model_aoti.i", "model")
+    eager = neml2.load_model(FIXTURES / "viscoplastic" / "model.i", "model")
+    assert compiled.solver_settings == eager.solver_settings == {"newton": NEWTON}
+    torch.manual_seed(4)
+    easy = state(uniaxial(1e-4, STRAIN_FAIL, 0.003), dt=DT_FAIL / 2)  # elastic, plastic x2
+    hard = state(uniaxial(1e-4, STRAIN_FAIL), dt=DT_FAIL)
+    default = compiled.forward(easy)
+    torch.testing.assert_close(default, eager.forward(easy), rtol=1e-9, atol=1e-9)
+    with pytest.raises(ConvergenceError):
+        compiled.forward(hard)
+
+    compiled.set_solver_settings("newton", max_its=1)
+    assert compiled.solver_settings == {"newton": {**NEWTON, "max_its": 1}}
+    for call in (lambda: compiled.forward(easy), lambda: compiled.jacobian(easy)):
+        with pytest.raises(ConvergenceError) as info:
+            call()
+        assert (info.value.failed, info.value.total) == (2, 3)
+
+    compiled.set_solver_settings("newton", max_its=30)
+    wider = from_file(tmp_path, max_its=30)
+    torch.testing.assert_close(compiled.forward(hard), wider.forward(hard), rtol=1e-9, atol=1e-9)
+
+    loose = {"abs_tol": 1e-6, "rel_tol": 1e-3}
+    compiled.set_solver_settings("newton", max_its=8, **loose)
+    assert compiled.solver_settings == {"newton": {**NEWTON, **loose}}
+    looser = from_file(tmp_path, **loose)
+    c = {o.name: torch.randn((3, *o.shape), dtype=F64) for o in looser.outputs}
+    for method, args in {"forward": (easy,), "jacobian": (easy,), "param_vjp": (easy, c)}.items():
+        torch.testing.assert_close(
+            getattr(compiled, method)(*args),
+            getattr(looser, method)(*args),
+            rtol=1e-9,
+            atol=1e-9,
+            msg=lambda m, method=method: f"{method}: {m}",
+        )
+    # the looser solve stops earlier: a result the tolerance of the comparison tells apart
+    assert (compiled.forward(easy)["stress"] - default["stress"]).abs().max() > 1e-3
+
+
+@pytest.mark.parametrize(
+    ("solver", "values", "message"),
+    [
+        ("model", {"max_its": 3}, "unknown solver 'model' (expected solvers: newton)"),
+        (
+            "newton",
+            {"rel_tol": float("nan")},
+            "setting 'newton.rel_tol' is nan, expected a finite number >= 0",
+        ),
+        ("newton", {"max_its": 0}, "setting 'newton.max_its' is 0, expected an integer >= 1"),
+    ],
+)
+def test_compiled_solver_settings_errors(
+    viscoplastic: tuple[Any, Any], solver: str, values: dict[str, Any], message: str
+) -> None:
+    """One line naming the model and the setting; nothing changes, not even the good value
+    given with the bad one."""
+    compiled, _ = viscoplastic
+    with pytest.raises(Neml2Error) as info:
+        compiled.set_solver_settings(solver, abs_tol=1e-3, **values)
+    assert str(info.value) == f"model 'model': {message}"
+    assert compiled.solver_settings == {"newton": NEWTON}
 
 
 #: The renames of the thermo-elastic fixture's flags.txt (input file name -> compiled name).

@@ -103,8 +103,11 @@ def test_meta_without_pairs_has_param_vjp_but_no_param_jacobian(model: Model) ->
 
 def test_implicit_model_graphs_export_with_a_dynamic_batch_and_return_the_status() -> None:
     """torch.export only (no AOTInductor): the solve is one while_loop, not unrolled."""
+    from neml2 import hit
     from neml2.compile import BATCHED_ROLES, build_meta, graph_returns
+    from neml2.models import build_model
 
+    from .conftest import FIXTURES
     from .test_viscoplasticity import fixture_model, state, uniaxial
 
     vp = fixture_model()
@@ -125,7 +128,8 @@ def test_implicit_model_graphs_export_with_a_dynamic_batch_and_return_the_status
 
     x = state(uniaxial(1e-4, 0.003, 0.1), dt=torch.tensor([1.0, 1.0, 8.0], dtype=F64))
     sy = vp.named_parameters()["model.sy"]
-    returned = program.module()(*(x[v.name] for v in vp.inputs), sy)
+    defaults = [module.setting(s["name"]) for s in module.args if s["role"] == "setting"]
+    returned = program.module()(*(x[v.name] for v in vp.inputs), sy, *defaults)
     *blocks, converged, residual = returned
     assert converged.tolist() == [True, True, False]
     assert residual[0] == 0
@@ -133,6 +137,31 @@ def test_implicit_model_graphs_export_with_a_dynamic_batch_and_return_the_status
     ev = vp.evaluate(x, vp.parameters, jacobian=True)
     for spec, block in zip(graph_returns(vp, "jacobian", sel), blocks, strict=False):
         torch.testing.assert_close(block, ev.jacobian[spec["of"]][spec["wrt"]])
+
+    # the solver's settings are arguments of the exported graph, not constants in it
+    def call(**values: float) -> tuple[torch.Tensor, ...]:
+        given = [
+            torch.tensor(values[name.rpartition(".")[2]], dtype=t.dtype)
+            if name.rpartition(".")[2] in values
+            else t
+            for name, t in zip(module.settings, defaults, strict=True)
+        ]
+        return tuple(program.module()(*(x[v.name] for v in vp.inputs), sy, *given))
+
+    assert call(max_its=50)[-2].tolist() == [True, True, True]
+    assert call(max_its=1)[-2].tolist() == [True, False, False]
+    loose = call(abs_tol=1e-6, rel_tol=1e-3, max_its=50)
+    text = (FIXTURES / "viscoplastic" / "model.i").read_text()
+    for old, new in (("abs_tol = 1e-10", "abs_tol = 1e-6"), ("rel_tol = 1e-10", "rel_tol = 1e-3")):
+        text = text.replace(old, new)
+    text = text.replace("max_its = 8\n", "max_its = 50\n")
+    other = build_model(hit.parse(text, "loose.i").children["Models"].children["model"])
+    assert other.solver_settings == {"newton": {"abs_tol": 1e-6, "rel_tol": 1e-3, "max_its": 50}}
+    want = other.evaluate(x, other.parameters, jacobian=True)
+    assert torch.equal(loose[-2], want.status.converged)
+    for spec, block in zip(graph_returns(vp, "jacobian", sel)[:-2], loose, strict=False):
+        assert torch.equal(block, want.jacobian[spec["of"]][spec["wrt"]])
+    assert not torch.equal(loose[0], call(max_its=50)[0])
 
 
 def test_in_place_variants_write_their_per_point_returns_into_the_buffers(model: Model) -> None:

@@ -22,6 +22,7 @@ import pytest
 import torch
 
 from neml2 import hit, load_model
+from neml2.errors import ConvergenceError
 from neml2.models import Model, build_model, model_section
 from neml2.shim import CompiledModel
 
@@ -306,3 +307,42 @@ def test_compiled_composed_j2_over_steps_agrees_with_neml2(
         assert_agree(
             full_blocks(compiled, compiled.jacobian(x)), ref["jacobian"], f"{what} jacobian"
         )
+
+
+@pytest.mark.aoti
+def test_compiled_composed_j2_takes_its_solver_settings(compiled_j2: Path, tmp_path: Path) -> None:
+    """ImplicitUpdate's Newton in the compiled graphs reads its run-time settings: max_its 1
+    fails steps that converge with the compiled 17, and looser tolerances give what the
+    eager model built with them gives (no recompile)."""
+    compiled = load_model(compiled_j2, "model")
+    compiled_values = {"abs_tol": 1e-14, "rel_tol": 1e-13, "max_its": 17}
+    assert compiled.solver_settings == {"newton": compiled_values}
+    torch.manual_seed(11)
+    x = {
+        "strain": torch.randn(5, 6, dtype=torch.float64) * 2e-3,
+        "plastic_strain~1": torch.zeros(5, 6, dtype=torch.float64),
+        "equivalent_plastic_strain~1": torch.zeros(5, dtype=torch.float64),
+        "t": torch.ones(5, dtype=torch.float64),
+        "t~1": torch.zeros(5, dtype=torch.float64),
+    }
+    text = (FIXTURES / "j2_composed" / "model.i").read_text()
+    eager = build_model(model_section(hit.parse(text, "j2.i"), "model"))
+    default = compiled.forward(x)
+    torch.testing.assert_close(default, eager.forward(x), rtol=1e-9, atol=1e-9)
+
+    compiled.set_solver_settings("newton", max_its=1)
+    with pytest.raises(ConvergenceError):
+        compiled.forward(x)
+    with pytest.raises(ConvergenceError):
+        compiled.jacobian(x)
+
+    loose = {"abs_tol": 1e-6, "rel_tol": 1e-3}
+    compiled.set_solver_settings("newton", max_its=17, **loose)
+    for key, value in loose.items():
+        text = text.replace(f"{key} = {compiled_values[key]:g}\n", f"{key} = {value:g}\n")
+    looser = build_model(model_section(hit.parse(text, "j2_loose.i"), "model"))
+    assert looser.solver_settings == {"newton": {**compiled_values, **loose}}
+    got = compiled.forward(x)
+    torch.testing.assert_close(got, looser.forward(x), rtol=1e-9, atol=1e-9)
+    torch.testing.assert_close(compiled.jacobian(x), looser.jacobian(x), rtol=1e-9, atol=1e-9)
+    assert (got["stress"] - default["stress"]).abs().max() > 1e-6

@@ -106,13 +106,9 @@ def test_the_loop_stops_when_every_point_is_done_and_caps_the_updates() -> None:
 
     z = torch.tensor([0.5, 3.0, 100.0])
     counts = torch.zeros(3)
-    out = newton_loop(
-        step, z, counts, counts.clone(), torch.zeros(3, dtype=torch.bool), Newton(max_its=20)
-    )
+    out = newton_loop(step, z, counts, counts.clone(), torch.zeros(3, dtype=torch.bool), 20)
     assert out.tolist() == [0.5, 0.75, 0.78125]
-    capped = newton_loop(
-        step, z, counts, counts.clone(), torch.zeros(3, dtype=torch.bool), Newton(max_its=3)
-    )
+    capped = newton_loop(step, z, counts, counts.clone(), torch.zeros(3, dtype=torch.bool), 3)
     assert capped.tolist() == [0.5, 0.75, 12.5]
 
 

@@ -22,16 +22,18 @@ methods (``forward``, ``jvp``, ...) validate their arguments first, accept unbat
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import torch
 
 from ..errors import ConvergenceError, HitError, Neml2Error
 from ..hit import _NUMBER, Section
+from ..solvers import checked_settings, solver_table
 from ..tensors import base_shape
 
 Tensors = dict[str, torch.Tensor]
@@ -136,6 +138,45 @@ class Model:
     def implicit(self) -> bool:
         """Whether evaluations report a convergence :class:`Status` (a solve per point)."""
         return False
+
+    def solver_users(self) -> list[Model]:
+        """The models inside this one (itself included) that run a Newton solve, each with
+        its :class:`~neml2.solvers.Newton` as ``solver``; none for an explicit model."""
+        return []
+
+    @property
+    def solver_settings(self) -> dict[str, dict[str, Any]]:
+        """``{solver: {"abs_tol": float, "rel_tol": float, "max_its": int}}`` for each solver
+        the model uses, by ``[Solvers]`` block name (``default`` for a model that names
+        none), in name order; empty for an explicit model. A copy: change the values with
+        :meth:`set_solver_settings`."""
+        return {
+            name: {
+                "abs_tol": float(solver.abs_tol),
+                "rel_tol": float(solver.rel_tol),
+                "max_its": int(solver.max_its),
+            }
+            for name, solver in solver_table(self).items()
+        }
+
+    def set_solver_settings(
+        self,
+        solver: str,
+        *,
+        abs_tol: float | None = None,
+        rel_tol: float | None = None,
+        max_its: int | None = None,
+    ) -> None:
+        """Change the tolerances or the iteration cap of ``solver`` (None: unchanged) for
+        the next evaluations, in every model that uses it, as the compiled model's
+        ``set_solver_settings`` does. Neml2Error for an unknown solver or a value not
+        allowed (a tolerance is a finite number >= 0, ``max_its`` an integer >= 1); then
+        nothing is changed."""
+        given = {"abs_tol": abs_tol, "rel_tol": rel_tol, "max_its": max_its}
+        values = checked_settings(self.name, list(solver_table(self)), solver, given)
+        for user in self.solver_users():
+            if user.solver.name == solver:  # type: ignore[attr-defined]
+                user.solver = dataclasses.replace(user.solver, **values)  # type: ignore[attr-defined]
 
     def with_sub_batch(self, subs: Mapping[str, tuple[int, ...]]) -> Model:
         """This model with sub-batch axes on the inputs named in ``subs`` (name -> axes).

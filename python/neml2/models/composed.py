@@ -69,6 +69,9 @@ class ComposedModel(Model):
     def implicit(self) -> bool:
         return any(m.implicit for m in self.models)
 
+    def solver_users(self) -> list[Model]:
+        return [user for m in self.models for user in m.solver_users()]
+
     @classmethod
     def from_hit(cls, section: Section) -> Model:
         names = section.strings("models")

@@ -246,6 +246,9 @@ class CoupledParameters(Model):
         self.type_name = inner.type_name  # type: ignore[misc]
         self._placeholders = {k: inner.parameters[k] for k in self.coupled}
 
+    def solver_users(self) -> list[Model]:
+        return self.inner.solver_users()
+
     def with_sub_batch(self, subs: Mapping[str, tuple[int, ...]]) -> Model:
         """Sub-batch axes of the wrapped model's own inputs go to the wrapped model (the
         coupled variables stay one value per point); axes on a coupled variable make each

@@ -29,6 +29,8 @@ with a line search every trial is one pass of the loop, :func:`neml2.solvers.run
 and ``J^-1`` a per-point elimination (:func:`neml2.solvers.solve_per_point`), so the
 graphs compile with AOTInductor; the residual model's blocks must then build their
 constants with factory ops, as a tensor constant inside the loop body does not lower.
+``abs_tol``, ``rel_tol`` and ``max_its`` are then the graph's ``setting`` arguments
+(:func:`neml2.solvers.limits`), so a compiled model's caller may change them.
 """
 
 from __future__ import annotations
@@ -41,9 +43,11 @@ import torch
 from ..hit import Section
 from ..solvers import (
     NEML2_MAX_ITS,
+    Limits,
     LineSearch,
     Newton,
     iterate,
+    limits,
     run_loop,
     solve_per_point,
     solver_for,
@@ -254,6 +258,9 @@ class ImplicitUpdate(Model):
     def implicit(self) -> bool:
         return True
 
+    def solver_users(self) -> list[Model]:
+        return [self]
+
     def with_sub_batch(self, subs: Mapping[str, Shape]) -> Model:
         """The update with sub-batch axes on the variables of the lag families in ``subs``
         (``u`` and ``u~1`` share theirs): the residual model and the predictor get them,
@@ -439,6 +446,7 @@ class ImplicitUpdate(Model):
         J0: torch.Tensor,
         scale: torch.Tensor,
         search: LineSearch,
+        settings: Limits,
     ) -> torch.Tensor:
         """Newton with a line search, per point: every pass of the loop evaluates one trial
         ``u + alpha du`` and either takes it (the next iterate, whose update it then
@@ -448,9 +456,10 @@ class ImplicitUpdate(Model):
         count ``k``, ``|r|^2`` and ``r . J^-1 r`` at ``u``, the updates taken, and
         whether it converged. A point stops once converged or after ``max_its`` updates;
         a stopped point is left unchanged, so its result does not depend on the others.
+        ``settings``: the tolerances and the cap on updates (see :func:`neml2.solvers.limits`).
         """
         n, size = u0.shape
-        atol, rtol, cap = self.solver.abs_tol, self.solver.rel_tol, self.solver.max_its
+        atol, rtol, cap = settings.abs_tol, settings.rel_tol, settings.max_its
         eye = torch.eye(size, dtype=u0.dtype).to(u0.device).expand(n, size, size)
 
         def converged(r: torch.Tensor) -> torch.Tensor:
@@ -526,7 +535,8 @@ class ImplicitUpdate(Model):
             guess = {**x, **self.predictor.evaluate(wanted, self.predictor.parameters).outputs}
         u0 = torch.cat([guess[v.name].reshape(-1, v.size) for v in self.unknowns], -1)
         n, size = u0.shape
-        atol, rtol = self.solver.abs_tol, self.solver.rel_tol
+        settings = limits(self.solver)  # numbers, or a traced graph's setting arguments
+        atol, rtol = settings.abs_tol, settings.rel_tol
         _, r0, J0 = self._system(given, u0, p)
         scale = r0.square().sum(-1).sqrt()
         eye = torch.eye(size, dtype=u0.dtype).to(u0.device).expand(n, size, size)
@@ -542,9 +552,9 @@ class ImplicitUpdate(Model):
         start = torch.zeros(n, dtype=torch.bool, device=u0.device)
         if self.solver.searches:
             assert self.solver.line_search is not None
-            u = self._search(given, p, u0, r0, J0, scale, self.solver.line_search)
+            u = self._search(given, p, u0, r0, J0, scale, self.solver.line_search, settings)
         else:
-            u = iterate(step, u0.clone(), start, self.solver.max_its)
+            u = iterate(step, u0.clone(), start, settings.max_its)
         ev, r, J = self._system(given, u, p, param_jacobian)
         norm = r.square().sum(-1).sqrt()
         status = Status((norm <= atol) | (norm <= rtol * scale), norm)

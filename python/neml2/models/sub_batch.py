@@ -128,6 +128,9 @@ class SubBatched(Model):
     def implicit(self) -> bool:
         return self.inner.implicit
 
+    def solver_users(self) -> list[Model]:
+        return self.inner.solver_users()
+
     def with_sub_batch(self, subs: Mapping[str, Shape]) -> Model:
         """The wrapped model with the axes ``subs`` (replacing, not adding to, its own)."""
         return self.inner.with_sub_batch(subs)

@@ -22,7 +22,8 @@ from the elastic predictor ``z = 0``; a step leaving the bracket is replaced by 
 so every point converges in finitely many iterations, and the count it needs grows with
 the size of the step. A point is converged when ``|r| <= abs_tol`` or
 ``|r| <= rel_tol * f_tr``; it then keeps its value while the others iterate, for at most
-``max_its`` updates (see :mod:`neml2.solvers`). Then
+``max_its`` updates (see :mod:`neml2.solvers`; in a compiled graph the three are
+arguments, which the caller may change). Then
 
     plastic_strain = old_plastic_strain + dp N,   equivalent_plastic_strain = p_old + dp,
     stress = 2 G (strain - plastic_strain) + lambda tr(strain - old_plastic_strain) I.
@@ -39,7 +40,7 @@ from collections.abc import Mapping
 import torch
 
 from ..hit import Section
-from ..solvers import Newton, newton_loop, solver_for
+from ..solvers import Newton, limits, newton_loop, solver_for
 from .base import Blocks, Evaluation, Model, Status, Variable, register
 from .dual import Dual
 from .elasticity import lame_parameters
@@ -115,6 +116,9 @@ class J2Viscoplasticity(Model):
     def implicit(self) -> bool:
         return True
 
+    def solver_users(self) -> list[Model]:
+        return [self]
+
     @classmethod
     def from_hit(cls, section: Section) -> Model:
         values: dict[str, float] = {}
@@ -177,7 +181,8 @@ class J2Viscoplasticity(Model):
         z_max = torch.minimum(upper / eta, (upper / (G3 * dt)) ** (1 / n))
         zero = torch.zeros_like(f_tr)
         scale = torch.where(plastic, f_tr, zero)
-        atol, rtol = self.solver.abs_tol, self.solver.rel_tol
+        settings = limits(self.solver)  # numbers, or a traced graph's setting arguments
+        atol, rtol = settings.abs_tol, settings.rel_tol
 
         def step(
             z: torch.Tensor, lo: torch.Tensor, hi: torch.Tensor
@@ -195,7 +200,7 @@ class J2Viscoplasticity(Model):
 
         # distinct tensors: a while_loop must not carry one tensor twice
         start = (torch.zeros_like(f_tr), torch.zeros_like(f_tr), torch.where(plastic, z_max, zero))
-        z = newton_loop(step, *start, ~plastic, self.solver)
+        z = newton_loop(step, *start, ~plastic, settings.max_its)
         r, dr = _residual(z, q_tr, sy, Q, b, eta, n, G3, p_old, dt)
         residual = torch.where(plastic, r.abs(), zero)
         converged = ~plastic | (residual <= atol) | (residual <= rtol * scale)
