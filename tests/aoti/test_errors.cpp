@@ -948,3 +948,39 @@ TEST_CASE("E42 result buffer that does not fit", "[errors]")
     check(m);
   }
 }
+
+TEST_CASE("E43 solver setting out of range", "[errors]")
+{
+  const auto check = [](auto & m)
+  {
+    const SolverSettings ok = m.solver_settings().at("newton");
+    const auto set = [&](const std::string & solver, SolverSettings s)
+    { return call([&] { m.set_solver_settings(solver, s); }); };
+    check_fatal(set("newtn", ok),
+                "model 'model': unknown solver 'newtn' (expected solvers: newton)");
+    check_fatal(set("newton", {-1e-8, ok.rel_tol, ok.max_its}),
+                "model 'model': setting 'newton.abs_tol' is -1e-08, expected a finite number >= 0");
+    check_fatal(set("newton", {ok.abs_tol, INFINITY, ok.max_its}),
+                "model 'model': setting 'newton.rel_tol' is inf, expected a finite number >= 0");
+    check_fatal(set("newton", {ok.abs_tol, ok.rel_tol, 0}),
+                "model 'model': setting 'newton.max_its' is 0, expected an integer >= 1");
+    CHECK(m.solver_settings().at("newton").max_its == ok.max_its);
+  };
+  {
+    INFO("Model");
+    Model m(stub("viscoplastic"), "model", "cpu");
+    check(m);
+    Model explicit_model(stub("elastic_promoted"), "model", "cpu");
+    check_fatal(call(
+                    [&] {
+                      explicit_model.set_solver_settings("newton", {0, 0, 1});
+                    }),
+                "model 'model': unknown solver 'newton' (expected solvers: none, the model "
+                "solves no equation)");
+  }
+  {
+    INFO("AsyncPolicy<StaticHybrid>");
+    auto m = AsyncHybridCase::make(stub("viscoplastic"), 4);
+    check(m);
+  }
+}

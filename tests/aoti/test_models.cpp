@@ -3,6 +3,7 @@
 // differences of forward, and convergence errors through the dispatcher under every policy.
 #include "fixtures.h"
 
+#include <cmath>
 #include <optional>
 #include <type_traits>
 
@@ -112,6 +113,23 @@ error_of(F && f)
     return std::current_exception();
   }
   return nullptr;
+}
+/// The points that @p f's recoverable error names as failed; none when @p f threw nothing or
+/// another error.
+template <class F>
+std::optional<FailedPoints>
+failed_in(F && f)
+{
+  try
+  {
+    f();
+  }
+  catch (const Exception & e)
+  {
+    if (e.recoverable())
+      return failed_points(e);
+  }
+  return std::nullopt;
 }
 } // namespace
 
@@ -361,6 +379,64 @@ TEMPLATE_TEST_CASE("viscoplastic: the error names every failed point of the call
     CHECK(identical(e.points()->rows, at::tensor({3, 14, 15, 37}, at::kLong)));
     CHECK(close(e.points()->residual, failed->residual, 1e-10, 1e-12));
   }
+}
+
+TEMPLATE_TEST_CASE("viscoplastic: the solver settings change at run time on every device",
+                   "[models][dispatch][settings]", NEML2_ALL_POLICIES)
+{
+  auto m = TestType::make(stub("viscoplastic"), 10);
+  // The compiled values of tests/aoti/viscoplastic/model.i's [Solvers/newton].
+  REQUIRE(m.solver_settings().size() == 1);
+  const SolverSettings compiled = m.solver_settings().at("newton");
+  CHECK(compiled.abs_tol == 1e-10);
+  CHECK(compiled.rel_tol == 1e-10);
+  CHECK(compiled.max_its == 8);
+
+  // Points that need more than 8 updates converge once the cap is raised, and every device
+  // solves them as a direct call with the same cap does.
+  const TensorMap in = with_failing(state(40), {5, 22});
+  const auto failed = failed_in([&] { m.forward(in); });
+  REQUIRE(failed);
+  CHECK(failed->rows.equal(at::tensor({5, 22}, at::kLong)));
+  m.set_solver_settings("newton", {compiled.abs_tol, compiled.rel_tol, 40});
+  CHECK(m.solver_settings().at("newton").max_its == 40);
+  Model direct(stub("viscoplastic"), "model", "cpu");
+  direct.set_solver_settings("newton", {compiled.abs_tol, compiled.rel_tol, 40});
+  const TensorMap got = m.forward(in), want = direct.forward(in);
+  CHECK(got.at("equivalent_plastic_strain")[5].item<double>() > 0.05);
+  for (const auto & [name, t] : want)
+    CHECK(close(got.at(name), t, 1e-12, 1e-9));
+
+  // One update is too few for the plastic points of an ordinary step.
+  m.set_solver_settings("newton", {compiled.abs_tol, compiled.rel_tol, 1});
+  const auto capped = failed_in([&] { m.forward(state(40)); });
+  REQUIRE(capped);
+  CHECK(capped->rows.numel() > 20);
+
+  // A loose tolerance stops earlier: another result than the compiled one, the same as a
+  // direct call with that tolerance.
+  const TensorMap plain = state(40);
+  m.set_solver_settings("newton", compiled);
+  const TensorMap tight = m.forward(plain);
+  m.set_solver_settings("newton", {1e-2, 0, compiled.max_its});
+  direct.set_solver_settings("newton", {1e-2, 0, compiled.max_its});
+  const TensorMap loose = m.forward(plain);
+  CHECK_FALSE(close(loose.at("stress"), tight.at("stress"), 1e-12, 1e-9));
+  CHECK(close(loose.at("stress"), direct.forward(plain).at("stress"), 1e-12, 1e-9));
+
+  // Bad settings are refused and change nothing.
+  CHECK_THROWS_WITH(m.set_solver_settings("newtn", compiled),
+                    ContainsSubstring("model 'model': unknown solver 'newtn' (expected "
+                                      "solvers: newton)"));
+  CHECK_THROWS_WITH(m.set_solver_settings("newton", {-1, 0, 8}),
+                    ContainsSubstring("setting 'newton.abs_tol' is -1, expected a finite "
+                                      "number >= 0"));
+  CHECK_THROWS_WITH(m.set_solver_settings("newton", {0, std::nan(""), 8}),
+                    ContainsSubstring("setting 'newton.rel_tol' is nan"));
+  CHECK_THROWS_WITH(m.set_solver_settings("newton", {0, 0, 0}),
+                    ContainsSubstring("setting 'newton.max_its' is 0, expected an integer >= 1"));
+  CHECK(m.solver_settings().at("newton").abs_tol == 1e-2);
+  CHECK(close(m.forward(plain).at("stress"), loose.at("stress"), 1e-12, 1e-9));
 }
 
 TEST_CASE("thermoelastic: the composed model is thermo-elasticity", "[models]")

@@ -242,3 +242,59 @@ TEST_CASE("read_meta reads renamed_from and refuses a bad one", "[meta]")
   CHECK_THAT(refused(two, "", ""),
              Catch::Matchers::EndsWith("duplicate original name 'model.E' in 'parameters'"));
 }
+
+TEST_CASE("read_meta reads the solvers' settings and refuses bad ones", "[meta]")
+{
+  TempDir dir;
+  dir.write("cpu/forward.pt2", "");
+  const auto replace = [](std::string json, const std::string & from, const std::string & to)
+  {
+    const auto at = json.find(from);
+    REQUIRE(at != std::string::npos);
+    return json.replace(at, from.size(), to);
+  };
+  const std::string triple = R"({"name": "newton.abs_tol", "dtype": "float64", "value": 1e-10},
+      {"name": "newton.rel_tol", "dtype": "float64", "value": 1e-8},
+      {"name": "newton.max_its", "dtype": "int64", "value": 8})";
+  const std::string args =
+      R"({"role": "parameter", "name": "model.E"}, {"role": "setting", "name": "newton.abs_tol"},
+      {"role": "setting", "name": "newton.rel_tol"}, {"role": "setting", "name": "newton.max_its"})";
+  std::string json = replace(meta_json(), R"("status": null,)",
+                             R"("status": null, "settings": [)" + triple + "],");
+  json = replace(json, R"({"role": "parameter", "name": "model.E"})", args);
+  dir.write("cpu/model_meta.json", json);
+  const Meta m = read_meta(dir.path / "cpu", "cpu");
+  REQUIRE(m.settings.size() == 3);
+  CHECK(m.settings[0].name == "newton.abs_tol");
+  CHECK(m.settings[1].value == 1e-8);
+  CHECK(m.settings[2].dtype == at::kLong);
+  CHECK(m.settings[2].value == 8);
+  CHECK(m.find_setting("newton.rel_tol") == &m.settings[1]);
+
+  // A meta without the field (written before it existed) has no settings.
+  dir.write("cpu/model_meta.json", meta_json());
+  CHECK(read_meta(dir.path / "cpu", "cpu").settings.empty());
+
+  const auto refused = [&](const std::string & from, const std::string & to)
+  {
+    dir.write("cpu/model_meta.json", replace(json, from, to));
+    return fatal_message([&] { read_meta(dir.path / "cpu", "cpu"); });
+  };
+  using Catch::Matchers::EndsWith;
+  CHECK_THAT(refused(R"("value": 8)", R"("value": 0)"),
+             EndsWith("field 'settings[2].value' is 0, expected an integer >= 1"));
+  CHECK_THAT(refused(R"("value": 1e-10)", R"("value": -1)"),
+             EndsWith("field 'settings[0].value' is -1, expected a finite number >= 0"));
+  CHECK_THAT(refused(R"("dtype": "int64")", R"("dtype": "float64")"),
+             EndsWith("field 'settings[2].dtype' is 'float64', expected int64"));
+  CHECK_THAT(refused(R"("name": "newton.rel_tol", "dtype")", R"("name": "other.rel_tol", "dtype")"),
+             EndsWith("field 'settings[1].name' is 'other.rel_tol', expected <solver>.rel_tol "
+                      "(each solver's abs_tol, rel_tol and max_its in turn)"));
+  CHECK_THAT(refused(R"({"role": "setting", "name": "newton.rel_tol"}, )", ""),
+             EndsWith("graphs.forward.args: its 'setting' args are not the entries of "
+                      "'settings' in order"));
+  CHECK_THAT(refused(R"({"role": "setting", "name": "newton.abs_tol"})",
+                     R"({"role": "setting", "name": "newton.tol"})"),
+             EndsWith("graphs.forward.args names 'newton.tol', which is not a variable of that "
+                      "role"));
+}

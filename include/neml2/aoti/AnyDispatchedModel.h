@@ -81,6 +81,18 @@ public:
   const std::vector<VariableSpec> & outputs() const { return _impl->meta().outputs; }
   /// @copydoc DispatchedModel::parameters
   std::vector<ParameterInfo> parameters() const { return _impl->parameters(); }
+  /// @brief The run-time settings of the model's Newton solves, by solver
+  /// (DispatchedModel::solver_settings()).
+  const std::map<std::string, SolverSettings> & solver_settings() const
+  {
+    return _impl->solver_settings();
+  }
+  /// @brief Change the tolerances and iteration cap of @p solver on every device
+  /// (DispatchedModel::set_solver_settings()).
+  void set_solver_settings(const std::string & solver, const SolverSettings & settings)
+  {
+    _impl->set_solver_settings(solver, settings);
+  }
   /// @copydoc DispatchedModel::last_dispatch
   const DispatchInfo & last_dispatch() const { return _impl->last_dispatch(); }
   /// @copydoc DispatchedModel::set_chunk_hook
@@ -118,6 +130,8 @@ private:
     virtual TensorMap & named_parameters() = 0;
     virtual const Meta & meta() const = 0;
     virtual std::vector<ParameterInfo> parameters() const = 0;
+    virtual const std::map<std::string, SolverSettings> & solver_settings() const = 0;
+    virtual void set_solver_settings(const std::string & solver, const SolverSettings & s) = 0;
     virtual const DispatchInfo & last_dispatch() const = 0;
     virtual bool asynchronous() const = 0;
     virtual void set_chunk_hook(ChunkHook) = 0;
@@ -155,6 +169,14 @@ private:
     TensorMap & named_parameters() override { return model.named_parameters(); }
     const Meta & meta() const override { return model.meta(); }
     std::vector<ParameterInfo> parameters() const override { return model.parameters(); }
+    const std::map<std::string, SolverSettings> & solver_settings() const override
+    {
+      return model.solver_settings();
+    }
+    void set_solver_settings(const std::string & solver, const SolverSettings & s) override
+    {
+      model.set_solver_settings(solver, s);
+    }
     const DispatchInfo & last_dispatch() const override { return model.last_dispatch(); }
     void set_chunk_hook(ChunkHook h) override { model.set_chunk_hook(std::move(h)); }
     void set_trace(const std::string & path) override { model.set_trace(path); }

@@ -112,6 +112,24 @@ public:
     else
       return detail::parameter_info(meta(), _s->master, std::nullopt);
   }
+  /// @brief The run-time settings of the model's Newton solves, by solver
+  /// (Model::solver_settings()); the same on every device.
+  const std::map<std::string, SolverSettings> & solver_settings() const
+  {
+    return _s->models.front()->solver_settings();
+  }
+  /**
+   * @brief Change the tolerances and iteration cap of @p solver on every device from the next
+   * call on (Model::set_solver_settings()). Checked once before any device changes, so a
+   * refused setting changes none. Not thread-safe: call it between calls, never during one.
+   */
+  void set_solver_settings(const std::string & solver, const SolverSettings & settings)
+  {
+    const Model & first = *_s->models.front();
+    detail::check_solver_settings(first.meta(), first.solver_settings(), solver, settings);
+    for (auto & model : _s->models)
+      model->set_solver_settings(solver, settings);
+  }
   /// @brief The per-device models, in scheduler device order.
   const Model & model(std::size_t device = 0) const { return *_s->models.at(device); }
   /// @brief Number of devices.

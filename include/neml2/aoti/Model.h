@@ -20,6 +20,7 @@
 #include "neml2/aoti/detail/call.h"
 #include "neml2/aoti/detail/device.h"
 #include "neml2/aoti/detail/parameters.h"
+#include "neml2/aoti/detail/settings.h"
 #include "neml2/aoti/detail/zip.h"
 #include "neml2/aoti/types.h"
 
@@ -135,6 +136,9 @@ public:
               _parameters[p.name] = at::tensor(p.value, at::TensorOptions().dtype(at::kDouble))
                                         .reshape(p.shape)
                                         .to(opts);
+            _solvers = detail::compiled_solvers(_meta);
+            for (const auto & [solver, settings] : _solvers)
+              _settings.merge(detail::setting_tensors(_meta, solver, settings, _device));
             warm_up();
           });
   }
@@ -164,6 +168,30 @@ public:
   std::vector<ParameterInfo> parameters() const
   {
     return detail::parameter_info(_meta, _parameters, _device);
+  }
+
+  /// @brief The run-time settings of the model's Newton solves, by solver (the `[Solvers]`
+  /// block names of its input file; `default` for a solve that names none); empty for an
+  /// explicit model. The compiled values until set_solver_settings() changes them.
+  const std::map<std::string, SolverSettings> & solver_settings() const { return _solvers; }
+
+  /**
+   * @brief Change the tolerances and iteration cap of @p solver from the next call on,
+   * without recompiling.
+   *
+   * An unknown solver, a tolerance that is not a finite number >= 0 and an iteration cap
+   * below 1 are a FatalError naming the item; nothing is changed then. Not thread-safe: call
+   * it between calls, never during one.
+   */
+  void set_solver_settings(const std::string & solver, const SolverSettings & settings)
+  {
+    detail::check_solver_settings(_meta, _solvers, solver, settings);
+    TensorMap tensors =
+        guard([&] { return detail::who(_meta) + " on " + _device.str(); },
+              [&] { return detail::setting_tensors(_meta, solver, settings, _device); });
+    for (auto & [name, t] : tensors)
+      _settings[name] = std::move(t);
+    _solvers[solver] = settings;
   }
 
   /**
@@ -243,6 +271,8 @@ public:
       const auto & slot = call.spec->args[i];
       if (slot.role == SlotSpec::Role::parameter)
         args.push_back(parameter(slot.name));
+      else if (slot.role == SlotSpec::Role::setting)
+        args.push_back(_settings.at(slot.name));
       else
         args.push_back(detail::chunk_arg(call, i, begin, end, _device));
     }
@@ -486,5 +516,7 @@ private:
   std::map<Graph, std::unique_ptr<torch::inductor::AOTIModelPackageLoader>> _into_loaders;
   std::map<Graph, std::vector<std::vector<int64_t>>> _return_shapes; // see return_shapes()
   TensorMap _parameters;
+  std::map<std::string, SolverSettings> _solvers; // by solver, what _settings holds
+  TensorMap _settings;                            // the `setting` arguments, on _device
 };
 } // namespace neml2::aoti

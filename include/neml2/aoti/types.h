@@ -50,6 +50,19 @@ using TensorMap = std::map<std::string, at::Tensor>;
 /// @brief Derivative blocks: result[of][wrt], e.g. result["stress"]["strain"].
 using DerivMap = std::map<std::string, TensorMap>;
 
+/**
+ * @brief The run-time settings of one Newton solver of an implicit model (a `[Solvers]`
+ * block of its input file): a point has converged once the 2-norm of its residual is at
+ * most `abs_tol`, or at most `rel_tol` times its norm at the initial guess; it stops after
+ * `max_its` updates either way.
+ */
+struct SolverSettings
+{
+  double abs_tol = 0;  ///< absolute tolerance, finite and >= 0
+  double rel_tol = 0;  ///< relative tolerance, finite and >= 0
+  int64_t max_its = 0; ///< iteration cap, >= 1
+};
+
 /// @brief One promoted parameter as a model holds it now (`parameters()` of every handle).
 struct ParameterInfo
 {

@@ -49,6 +49,15 @@ struct DerivativeSpec
   bool batched = true; ///< false: the block does not depend on the batch and comes unbatched
 };
 
+/// @brief One run-time setting of an implicit model's Newton solves: a 0-dim argument of
+/// every graph (role `setting`), named `<solver>.abs_tol`, `.rel_tol` or `.max_its`.
+struct SettingSpec
+{
+  std::string name;                   ///< e.g. "newton.abs_tol"
+  at::ScalarType dtype = at::kDouble; ///< the model's dtype, or int64 for max_its
+  double value = 0;                   ///< the compiled value, the default
+};
+
 /// @brief One positional argument or return value of a graph.
 struct SlotSpec
 {
@@ -63,7 +72,8 @@ struct SlotSpec
     derivative,
     adjoint,
     converged,
-    residual
+    residual,
+    setting
   };
   Role role = Role::input; ///< what the slot holds
   std::string name;        ///< variable name (all roles but derivative)
@@ -100,6 +110,7 @@ struct Meta
   std::vector<DerivativeSpec> param_derivatives; ///< output:parameter blocks
   std::optional<std::pair<std::string, std::string>>
       status;                        ///< implicit models: (converged, residual)
+  std::vector<SettingSpec> settings; ///< the solves' run-time settings, three per solver
   std::map<Graph, GraphSpec> graphs; ///< the graphs present
 
   /// @brief Whether @p g was compiled.
@@ -109,6 +120,15 @@ struct Meta
   const VariableSpec * find(const std::vector<VariableSpec> & list, const std::string & name) const
   {
     for (const auto & v : list)
+      if (v.name == name)
+        return &v;
+    return nullptr;
+  }
+
+  /// @brief The setting called @p name, or nullptr.
+  const SettingSpec * find_setting(const std::string & name) const
+  {
+    for (const auto & v : settings)
       if (v.name == name)
         return &v;
     return nullptr;
@@ -259,15 +279,62 @@ public:
     return out;
   }
 
+  /// The `settings` of an implicit model: per solver its abs_tol, rel_tol and max_its, in
+  /// that order, tolerances finite and >= 0 in the model's dtype, max_its an int64 >= 1.
+  std::vector<SettingSpec> settings(const Json & root, at::ScalarType dtype) const
+  {
+    std::vector<SettingSpec> out;
+    const auto arr = root.find("settings");
+    if (arr == root.end())
+      return out; // written before run-time settings existed
+    if (!arr->is_array())
+      fail("field 'settings' must be an array");
+    static const char * const fields[] = {".abs_tol", ".rel_tol", ".max_its"};
+    for (std::size_t i = 0; i < arr->size(); ++i)
+    {
+      const std::string where = "settings[" + std::to_string(i) + "].";
+      const Json & e = (*arr)[i];
+      SettingSpec v;
+      v.name = str(e, "name", where);
+      const std::string field = fields[i % 3];
+      const std::string solver =
+          v.name.size() > field.size() ? v.name.substr(0, v.name.size() - field.size()) : "";
+      if (solver.empty() || v.name.compare(solver.size(), field.size(), field) != 0 ||
+          (i % 3 != 0 && out[i - i % 3].name.rfind(solver + ".", 0) != 0))
+        fail("field '" + where + "name' is '" + v.name + "', expected <solver>" + field +
+             " (each solver's abs_tol, rel_tol and max_its in turn)");
+      for (std::size_t k = 0; k + i % 3 < i; k += 3)
+        if (out[k].name.rfind(solver + ".", 0) == 0)
+          fail("field '" + where + "name': solver '" + solver + "' given twice");
+      const std::string dt = str(e, "dtype", where);
+      const bool cap = i % 3 == 2;
+      v.dtype = cap ? at::kLong : dtype;
+      const char * want = cap ? "int64" : dtype == at::kDouble ? "float64" : "float32";
+      if (dt != want)
+        fail("field '" + where + "dtype' is '" + dt + "', expected " +
+             (cap ? std::string("int64") : std::string("the model's dtype")));
+      const Json & x = get(e, "value", JsonKind::number, where);
+      v.value = cap ? double(integer(x, "field '" + where + "value'")) : x.get<double>();
+      if (cap ? v.value < 1 : !(std::isfinite(v.value) && v.value >= 0))
+        fail("field '" + where + "value' is " + x.dump() + ", expected " +
+             (cap ? "an integer >= 1" : "a finite number >= 0"));
+      out.push_back(std::move(v));
+    }
+    if (out.size() % 3 != 0)
+      fail("field 'settings' has " + std::to_string(out.size()) +
+           " entries, expected three per solver");
+    return out;
+  }
+
   std::vector<SlotSpec> slots(const Json & g, const std::string & key,
                               const std::string & where) const
   {
     static const std::map<std::string, SlotSpec::Role> roles = {
-        {"input", SlotSpec::Role::input},      {"parameter", SlotSpec::Role::parameter},
-        {"tangent", SlotSpec::Role::tangent},  {"cotangent", SlotSpec::Role::cotangent},
-        {"output", SlotSpec::Role::output},    {"derivative", SlotSpec::Role::derivative},
-        {"adjoint", SlotSpec::Role::adjoint},  {"converged", SlotSpec::Role::converged},
-        {"residual", SlotSpec::Role::residual}};
+        {"input", SlotSpec::Role::input},       {"parameter", SlotSpec::Role::parameter},
+        {"tangent", SlotSpec::Role::tangent},   {"cotangent", SlotSpec::Role::cotangent},
+        {"output", SlotSpec::Role::output},     {"derivative", SlotSpec::Role::derivative},
+        {"adjoint", SlotSpec::Role::adjoint},   {"converged", SlotSpec::Role::converged},
+        {"residual", SlotSpec::Role::residual}, {"setting", SlotSpec::Role::setting}};
     std::vector<SlotSpec> out;
     const Json & arr = get(g, key, JsonKind::array, where);
     for (std::size_t i = 0; i < arr.size(); ++i)
@@ -388,6 +455,7 @@ read_meta(const std::filesystem::path & folder, const std::string & expected_dev
     if (!m.find(m.outputs, d.of) || !m.find(m.parameters, d.wrt))
       r.fail("parameter derivative " + d.of + ":" + d.wrt + " names an unknown variable");
 
+  m.settings = r.settings(root, m.dtype);
   if (const auto st = root.find("status"); st != root.end() && !st->is_null())
     m.status =
         std::make_pair(r.str(*st, "converged", "status."), r.str(*st, "residual", "status."));
@@ -416,10 +484,21 @@ read_meta(const std::filesystem::path & folder, const std::string & expected_dev
       const bool known = (s.role == SlotSpec::Role::input && m.find(m.inputs, s.name)) ||
                          (s.role == SlotSpec::Role::tangent && m.find(m.inputs, s.name)) ||
                          (s.role == SlotSpec::Role::parameter && m.find(m.parameters, s.name)) ||
-                         (s.role == SlotSpec::Role::cotangent && m.find(m.outputs, s.name));
+                         (s.role == SlotSpec::Role::cotangent && m.find(m.outputs, s.name)) ||
+                         (s.role == SlotSpec::Role::setting && m.find_setting(s.name));
       if (!known)
         r.fail(where + "args names '" + s.name + "', which is not a variable of that role");
     }
+    // Every setting, in the order of 'settings': the graph's solve reads each one.
+    std::vector<std::string> taken;
+    for (const auto & s : spec.args)
+      if (s.role == SlotSpec::Role::setting)
+        taken.push_back(s.name);
+    bool same = taken.size() == m.settings.size();
+    for (std::size_t i = 0; same && i < taken.size(); ++i)
+      same = taken[i] == m.settings[i].name;
+    if (!same)
+      r.fail(where + "args: its 'setting' args are not the entries of 'settings' in order");
     m.graphs.emplace(g, std::move(spec));
   }
   if (!m.has(Graph::forward))

@@ -224,7 +224,8 @@ prepare(const Meta & meta, Graph g, const TensorMap & inputs, const TensorMap * 
   int64_t batch = -1;
   for (const auto & slot : call.spec->args)
   {
-    if (slot.role == SlotSpec::Role::parameter)
+    // Parameters and settings are the model's own, filled in by Model::stage().
+    if (slot.role == SlotSpec::Role::parameter || slot.role == SlotSpec::Role::setting)
     {
       call.args.emplace_back();
       call.arg_batched.push_back(false);
@@ -297,7 +298,8 @@ prepare(const Meta & meta, Graph g, const TensorMap & inputs, const TensorMap * 
   for (std::size_t i = 0; i < call.args.size(); ++i)
   {
     const auto & slot = call.spec->args[i];
-    if (call.args[i].defined() || slot.role == SlotSpec::Role::parameter)
+    if (call.args[i].defined() || slot.role == SlotSpec::Role::parameter ||
+        slot.role == SlotSpec::Role::setting)
       continue;
     const auto & vars = slot.role == SlotSpec::Role::cotangent ? meta.outputs : meta.inputs;
     call.args[i] = at::zeros(meta.find(vars, slot.name)->shape,
