@@ -272,7 +272,8 @@ template <class S>
 using default_policy_t =
     std::conditional_t<detail::asynchronous_or<S>(true), AsyncPolicy<S>, SyncPolicy<S>>;
 
-/// @brief Whether @p P is an execution policy: PassThrough, SyncPolicy<S> or AsyncPolicy<S>.
+/// @brief Whether @p P is an execution policy: PassThrough, `SyncPolicy<S>` or
+/// `AsyncPolicy<S>` for a scheduler S.
 template <class P> struct is_execution_policy : std::false_type
 {
 };
@@ -288,6 +289,6 @@ template <class S> struct is_execution_policy<AsyncPolicy<S>> : std::true_type
 };
 /// @endcond
 
-/// @brief is_execution_policy<P>::value.
+/// @brief Whether @p P is an execution policy (the value of is_execution_policy).
 template <class P> inline constexpr bool is_execution_policy_v = is_execution_policy<P>::value;
 } // namespace neml2::aoti
