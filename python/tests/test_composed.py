@@ -267,6 +267,40 @@ def test_an_implicit_model_inside_a_composition() -> None:
         few.forward(x)
 
 
+def test_the_composed_j2_model_has_the_monolithic_parameter_adjoints() -> None:
+    """tests/aoti/j2_composed (NEML2's blocks around an ImplicitUpdate) and
+    tests/aoti/viscoplastic (J2Viscoplasticity) with the same constants: the adjoints of the
+    parameters both have agree (the compiled j2_composed leaves param_vjp out)."""
+    composed = load_model(FIXTURES / "j2_composed" / "model.i", "model")
+    mono = load_model(FIXTURES / "viscoplastic" / "model.i", "model")
+    g = torch.Generator().manual_seed(11)
+    n = 30
+    t_old = torch.rand(n, generator=g, dtype=F64)
+    x = {
+        "strain": torch.randn(n, 6, generator=g, dtype=F64) * 2e-3,
+        "plastic_strain~1": torch.zeros(n, 6, dtype=F64),
+        "equivalent_plastic_strain~1": torch.rand(n, generator=g, dtype=F64) * 0.01,
+        "t~1": t_old,
+        "t": t_old + torch.rand(n, generator=g, dtype=F64) * 0.9 + 0.1,
+    }
+    y = {
+        "strain": x["strain"],
+        "old_plastic_strain": x["plastic_strain~1"],
+        "old_equivalent_plastic_strain": x["equivalent_plastic_strain~1"],
+        "time_step": x["t"] - x["t~1"],
+    }
+    # every point yields
+    assert bool(
+        (composed.forward(x)["equivalent_plastic_strain"] > x["equivalent_plastic_strain~1"]).all()
+    )
+    a = composed.param_vjp(x, {"stress": x["strain"]})
+    a0 = mono.param_vjp(y, {"stress": x["strain"]})
+    assert_relative(a["yield_function.yield_stress"], a0["model.sy"], 1e-7)
+    # reference_stress = sqrt(2/3) eta (NEML2's yield function is sqrt(2/3) (vm - sy - R))
+    assert_relative(a["flow_rate.reference_stress"], 1.5**0.5 * a0["model.eta"], 1e-7)
+    assert_relative(a["isoharden.saturated_hardening"], a0["model.Q"], 1e-7)
+
+
 # --- input-file errors ----------------------------------------------------------------
 
 LEAVES = """\

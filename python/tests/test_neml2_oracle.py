@@ -270,7 +270,7 @@ def require_loadable_j2(stub: Path) -> None:
 @pytest.fixture(scope="session")
 def compiled_j2(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The stub of the C++ tests' fixture j2_composed (the composed J2 viscoplastic model
-    with NEML2's blocks, compiled with forward, jacobian and param_vjp): ctest's artifacts
+    with NEML2's blocks, compiled with forward and jacobian): ctest's artifacts
     where it compiled them, else compiled here once per session."""
     out, _ = compile_fixture(tmp_path_factory, "j2_composed")
     require_loadable_j2(out / "model_aoti.i")
