@@ -17,11 +17,6 @@ const double E = 200000, nu = 0.3;
 /// dt_fail and fewer over dt_fail / 2 (the threshold lies near 5.8 s).
 const double strain_fail = 0.1, dt_fail = 8.0;
 
-/// Whether a case runs its chunks asynchronously (several may fail at once).
-template <class Case>
-constexpr bool is_async =
-    !std::is_same_v<Case, PassThroughCase> && !std::is_same_v<Case, SyncSimpleCase>;
-
 /// Whether a case cuts the batch into chunks of exactly the size it is made with.
 template <class Case>
 constexpr bool fixed_chunks =
