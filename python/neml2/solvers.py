@@ -277,19 +277,13 @@ def limits(solver: Newton) -> Limits:
     return Limits(solver.abs_tol, solver.rel_tol, solver.max_its)
 
 
-def solver_users(model: Any) -> list[Any]:
-    """The models inside ``model`` that run a Newton solve (each with a ``solver``)."""
-    users: list[Any] = model.solver_users()
-    return users
-
-
 def solver_table(model: Any) -> dict[str, Newton]:
     """Each solver ``model`` uses, by name, in name order; a solver shared by several
     models appears once. Neml2Error when two models give one solver different values (a
     key the block leaves out may default differently per model type), as one solver has
     one value of each setting at run time."""
     table: dict[str, tuple[Newton, str]] = {}
-    for user in solver_users(model):
+    for user in model.solver_users():
         solver: Newton = user.solver
         if solver.name not in table:
             table[solver.name] = (solver, user.name)

@@ -28,6 +28,7 @@ from typing import Any
 import torch
 
 from .errors import ArtifactError
+from .solvers import MAX_ITS_LIMIT, SETTINGS
 
 #: The graphs a model may carry, as in artifact.GRAPHS (repeated here to avoid a cycle).
 GRAPHS = ("forward", "jvp", "jacobian", "param_jacobian", "param_vjp")
@@ -57,12 +58,8 @@ DTYPE_NAMES = {torch.float64: "Double", torch.float32: "Float", torch.bool: "Boo
 META_DTYPES = {"float64": torch.float64, "float32": torch.float32}
 #: The largest size of one axis, and of one variable, that the C++ reader accepts.
 MAX_SIZE = 1 << 31
-#: The settings of one solver, in order (``<solver>.abs_tol``, ...), as in neml2.solvers.
-SETTING_KEYS = ("abs_tol", "rel_tol", "max_its")
 #: The dtype of a ``max_its`` setting (the tolerances have the meta's dtype).
 COUNT_DTYPE = "int64"
-#: The largest ``max_its`` an int64 holds.
-MAX_COUNT = 2**63 - 1
 
 Meta = dict[str, Any]
 
@@ -200,8 +197,8 @@ class _Reader:
             where = f"settings[{i}]."
             name = self.text(entry, "name", where)
             solver, _, key = name.rpartition(".")
-            expected = SETTING_KEYS[i % len(SETTING_KEYS)]
-            if i % len(SETTING_KEYS) == 0:
+            expected = SETTINGS[i % len(SETTINGS)]
+            if i % len(SETTINGS) == 0:
                 if solver in solvers:
                     raise self.fail(f"duplicate name '{name}' in 'settings'")
                 solvers.append(solver)
@@ -218,12 +215,12 @@ class _Reader:
             value = self.get(entry, "value", "a number", where)
             if key == "max_its":
                 count = self.integer(value, f"field '{where}value'")
-                if not 1 <= count <= MAX_COUNT:
+                if not 1 <= count <= MAX_ITS_LIMIT:
                     raise self.fail(f"field '{where}value' must be an integer >= 1, got {count}")
             elif not (math.isfinite(value) and value >= 0):
                 raise self.fail(f"field '{where}value' must be a finite number >= 0, got {value}")
             names.append(name)
-        if len(names) % len(SETTING_KEYS):
+        if len(names) % len(SETTINGS):
             raise self.fail(
                 f"field 'settings' ends in '{names[-1]}': each solver has abs_tol, rel_tol "
                 "and max_its"
