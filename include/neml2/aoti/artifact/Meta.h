@@ -54,6 +54,7 @@ struct DerivativeSpec
 struct SettingSpec
 {
   std::string name;                   ///< e.g. "newton.abs_tol"
+  std::string solver;                 ///< the solver it belongs to, e.g. "newton"
   at::ScalarType dtype = at::kDouble; ///< the model's dtype, or int64 for max_its
   double value = 0;                   ///< the compiled value, the default
 };
@@ -297,14 +298,14 @@ public:
       SettingSpec v;
       v.name = str(e, "name", where);
       const std::string field = fields[i % 3];
-      const std::string solver =
-          v.name.size() > field.size() ? v.name.substr(0, v.name.size() - field.size()) : "";
+      v.solver = v.name.size() > field.size() ? v.name.substr(0, v.name.size() - field.size()) : "";
+      const std::string & solver = v.solver;
       if (solver.empty() || v.name.compare(solver.size(), field.size(), field) != 0 ||
-          (i % 3 != 0 && out[i - i % 3].name.rfind(solver + ".", 0) != 0))
+          (i % 3 != 0 && out[i - i % 3].solver != solver))
         fail("field '" + where + "name' is '" + v.name + "', expected <solver>" + field +
              " (each solver's abs_tol, rel_tol and max_its in turn)");
       for (std::size_t k = 0; k + i % 3 < i; k += 3)
-        if (out[k].name.rfind(solver + ".", 0) == 0)
+        if (out[k].solver == solver)
           fail("field '" + where + "name': solver '" + solver + "' given twice");
       const std::string dt = str(e, "dtype", where);
       const bool cap = i % 3 == 2;

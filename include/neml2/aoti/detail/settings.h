@@ -26,12 +26,8 @@ compiled_solvers(const Meta & meta)
 {
   Solvers out;
   for (std::size_t i = 0; i + 2 < meta.settings.size(); i += 3)
-  {
-    const std::string & name = meta.settings[i].name;
-    out[name.substr(0, name.size() - std::string(".abs_tol").size())] = {
-        meta.settings[i].value, meta.settings[i + 1].value,
-        static_cast<int64_t>(meta.settings[i + 2].value)};
-  }
+    out[meta.settings[i].solver] = {meta.settings[i].value, meta.settings[i + 1].value,
+                                    static_cast<int64_t>(meta.settings[i + 2].value)};
   return out;
 }
 
@@ -74,7 +70,7 @@ setting_tensors(const Meta & meta, const std::string & solver, const SolverSetti
   TensorMap out;
   for (const auto & spec : meta.settings)
   {
-    if (spec.name.rfind(solver + ".", 0) != 0 || spec.name.size() != solver.size() + 8)
+    if (spec.solver != solver)
       continue;
     const std::string field = spec.name.substr(solver.size() + 1);
     const double v = field == "abs_tol" ? s.abs_tol : field == "rel_tol" ? s.rel_tol : s.max_its;
