@@ -64,17 +64,40 @@ class Case:
 
 def answers(folder: Path, cases: Sequence[Case]) -> list[dict]:
     """NEML2's answer to every case: ``{"outputs", "jacobian"}`` of its one step, or
-    ``{"error": message}`` where NEML2 refused the case.
+    ``{"error": message}`` where NEML2 refused the case."""
+    requests = [
+        {
+            "file": str(c.file),
+            "model": c.model,
+            "batch": c.batch,
+            "steps": [dict(c.inputs)],
+            "jvp_columns": c.dense,
+            # axes given beside the file are the ones NEML2 calls dynamic
+            "sub_batch_ndim": {
+                v.name: len(v.sub_batch)
+                for v in c.build().inputs
+                if v.sub_batch and v.name not in c.sub_batch
+            },
+        }
+        for c in cases
+    ]
+    return [r["steps"][0] if "steps" in r else r for r in requested(folder, requests)]
 
-    A case that met NEML2's intermittent layout fault past the oracle's own retries (the
-    fault can persist in a process) is asked again, in a fresh oracle process.
+
+def requested(folder: Path, requests: Sequence[dict]) -> list[dict]:
+    """NEML2's answer to every request (the oracle's case format): ``{"steps": [...]}``, or
+    ``{"error": message}`` where NEML2 refused it.
+
+    A request that met NEML2's intermittent layout fault past the oracle's own retries (a
+    process that met the fault may keep meeting it) is asked again in a fresh oracle
+    process; the answers of the others are kept.
     """
-    result = ask(folder, cases)
+    result: list[dict] = [{"error": LAYOUT_BUGS[0]} for _ in requests]
     for _ in range(ORACLE_ATTEMPTS):
         again = [i for i, r in enumerate(result) if layout_fault(r.get("error", ""))]
         if not again:
             break
-        for i, r in zip(again, ask(folder, [cases[i] for i in again]), strict=True):
+        for i, r in zip(again, ask(folder, [requests[i] for i in again]), strict=True):
             result[i] = r
     return result
 
@@ -84,43 +107,23 @@ def layout_fault(message: str) -> bool:
     return any(bug in message for bug in LAYOUT_BUGS)
 
 
-def ask(folder: Path, cases: Sequence[Case]) -> list[dict]:
-    """NEML2's answer to every case, from one oracle process."""
-    python = oracle_python()
+def ask(folder: Path, requests: Sequence[dict]) -> list[dict]:
+    """NEML2's answer to every request, from one oracle process; a process that crashed
+    on the layout fault answers every request with it."""
     request, result = folder / "request.pt", folder / "result.pt"
-    torch.save(
-        {
-            "cases": [
-                {
-                    "file": str(c.file),
-                    "model": c.model,
-                    "batch": c.batch,
-                    "steps": [dict(c.inputs)],
-                    "jvp_columns": c.dense,
-                    # axes given beside the file are the ones NEML2 calls dynamic
-                    "sub_batch_ndim": {
-                        v.name: len(v.sub_batch)
-                        for v in c.build().inputs
-                        if v.sub_batch and v.name not in c.sub_batch
-                    },
-                }
-                for c in cases
-            ]
-        },
-        request,
+    torch.save({"cases": list(requests)}, request)
+    done = subprocess.run(
+        [oracle_python(), str(ORACLE), str(request), str(result)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=oracle_env(),
     )
-    for _ in range(ORACLE_ATTEMPTS):
-        done = subprocess.run(
-            [python, str(ORACLE), str(request), str(result)],
-            capture_output=True,
-            text=True,
-            check=False,
-            env=oracle_env(),
-        )
-        if done.returncode == 0 or not layout_fault(done.stderr):
-            break
+    if done.returncode and layout_fault(done.stderr):
+        return [{"error": done.stderr[-2000:]} for _ in requests]
     assert done.returncode == 0, f"the NEML2 oracle failed: {done.stderr[-3000:]}"
-    return [c["steps"][0] if "steps" in c else c for c in torch.load(result)["cases"]]
+    cases: list[dict] = torch.load(result)["cases"]
+    return cases
 
 
 def unit_test_answers(folder: Path, files: Sequence[Path]) -> list[dict]:
