@@ -7,6 +7,8 @@
 #include "neml2/aoti/Model.h"
 #include "neml2/aoti/devices.h"
 #include "neml2/aoti/load_model.h"
+#include "neml2/aoti/observers/ChromeTrace.h"
+#include "neml2/aoti/observers/ProfilerScopes.h"
 #include "neml2/aoti/schedulers/AdaptiveHybrid.h"
 #include "neml2/aoti/schedulers/MPISimple.h"
 #include "neml2/aoti/schedulers/Simple.h"

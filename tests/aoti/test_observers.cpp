@@ -9,6 +9,8 @@
 
 #include <ATen/record_function.h>
 
+#include "neml2/aoti/observers/ProfilerScopes.h"
+
 using namespace neml2_test;
 
 namespace

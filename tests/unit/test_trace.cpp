@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "neml2/aoti/artifact/Meta.h"
-#include "neml2/aoti/detail/Trace.h"
+#include "neml2/aoti/observers/ChromeTrace.h"
 
 namespace fs = std::filesystem;
-using neml2::aoti::detail::Trace;
+using Trace = neml2::aoti::ChromeTraceFile;
 using neml2_test::fatal_message;
 
 namespace

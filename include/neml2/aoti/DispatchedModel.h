@@ -17,10 +17,10 @@
 #include "neml2/aoti/Observer.h"
 #include "neml2/aoti/artifact/Stub.h"
 #include "neml2/aoti/chunking.h"
-#include "neml2/aoti/detail/Trace.h"
 #include "neml2/aoti/detail/observers.h"
 #include "neml2/aoti/detail/results.h"
 #include "neml2/aoti/execution/policies.h"
+#include "neml2/aoti/observers/ChromeTrace.h"
 #include "neml2/aoti/types.h"
 
 namespace neml2::aoti
@@ -63,7 +63,7 @@ public:
       : _s(std::make_unique<State>())
   {
     _s->models.push_back(std::make_unique<Model>(stub, name, "cpu"));
-    set_trace(detail::Trace::path_from_env());
+    set_trace(ChromeTraceFile::path_from_env());
   }
 
   /**
@@ -87,7 +87,7 @@ public:
       _s->master[pname] = value.to(at::kCPU).clone();
     _s->synced.resize(_s->models.size());
     _s->policy.emplace(std::move(scheduler));
-    set_trace(detail::Trace::path_from_env());
+    set_trace(ChromeTraceFile::path_from_env());
   }
 
   /// @brief The validated model_meta.json (of the first device).
@@ -151,9 +151,7 @@ public:
    */
   void set_trace(const std::string & path)
   {
-    _s->observers.set_trace(
-        path.empty() ? nullptr
-                     : std::make_shared<detail::TraceObserver>(detail::Trace::open(path)));
+    _s->observers.set_trace(path.empty() ? nullptr : std::make_shared<ChromeTrace>(path));
   }
 
   /// @brief Install (or clear, with an empty function) the per-chunk hook. @see ChunkHook

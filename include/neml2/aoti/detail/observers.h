@@ -2,20 +2,24 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <exception>
 #include <memory>
 #include <utility>
 #include <vector>
+
+#include <ATen/ATen.h>
+#include <c10/core/impl/VirtualGuardImpl.h>
 
 #include "neml2/aoti/Observer.h"
 
 namespace neml2::aoti::detail
 {
 /**
- * The chunk hook, the trace and a user's observers of one model, in that order, as one
- * list; `timing` is whether any of them wants ChunkTiming. Notifications that must not
- * replace the error being reported (on_error, a failed call's on_dispatch_end) drop
- * what the observers throw.
+ * The observers of one model in one list: the chunk hook, the trace (set_hook and
+ * set_trace, sugar that each keep one entry) and a user's observers, in that order; `timing` is
+ * whether any of them wants ChunkTiming. Notifications that must not replace the error being
+ * reported (on_error, a failed call's on_dispatch_end) drop what the observers throw.
  */
 class ObserverSet
 {
@@ -27,28 +31,26 @@ public:
   /// Every observer, hook and trace first.
   const std::vector<DispatchObserver *> & all() const { return _all; }
 
-  /// The chunk hook as an observer ("" clears it).
+  /// The chunk hook as an observer, first in the list (an empty hook clears it).
   void set_hook(ChunkHook hook)
   {
-    _hook = hook ? std::make_shared<Hook>(std::move(hook)) : nullptr;
-    collect();
+    place(_hook, hook ? std::make_shared<Hook>(std::move(hook)) : nullptr, 0);
   }
-  /// The trace's observer (null clears it).
+  /// The trace's observer, after the hook (null clears it).
   void set_trace(std::shared_ptr<DispatchObserver> trace)
   {
-    _trace = std::move(trace);
-    collect();
+    place(_trace, std::move(trace), _hook ? 1 : 0);
   }
   /// Attach a user's observer after the others.
   void add(std::shared_ptr<DispatchObserver> o)
   {
-    _user.push_back(std::move(o));
+    _list.push_back(std::move(o));
     collect();
   }
   /// Detach a user's observer.
   void remove(const std::shared_ptr<DispatchObserver> & o)
   {
-    _user.erase(std::remove(_user.begin(), _user.end(), o), _user.end());
+    _list.erase(std::remove(_list.begin(), _list.end(), o), _list.end());
     collect();
   }
 
@@ -122,21 +124,43 @@ private:
     ChunkHook hook;
   };
 
+  // Put @p o at @p position of the list in place of the entry @p slot names (set_hook's
+  // and set_trace's own entry), and let @p slot name it.
+  void place(const DispatchObserver *& slot, std::shared_ptr<DispatchObserver> o,
+             std::size_t position)
+  {
+    _list.erase(std::remove_if(_list.begin(), _list.end(),
+                               [&](const auto & e) { return slot && e.get() == slot; }),
+                _list.end());
+    slot = o.get();
+    if (o)
+      _list.insert(_list.begin() + std::ptrdiff_t(position), std::move(o));
+    collect();
+  }
+
   void collect()
   {
     _all.clear();
-    for (const auto & o : {_hook, _trace})
-      if (o)
-        _all.push_back(o.get());
-    for (const auto & o : _user)
+    for (const auto & o : _list)
       _all.push_back(o.get());
     _timing = std::any_of(_all.begin(), _all.end(),
                           [](const DispatchObserver * o) { return o->wants_timing(); });
   }
 
-  std::shared_ptr<DispatchObserver> _hook, _trace;
-  std::vector<std::shared_ptr<DispatchObserver>> _user;
-  std::vector<DispatchObserver *> _all;
+  std::vector<std::shared_ptr<DispatchObserver>> _list;       // the one registration list
+  const DispatchObserver *_hook = nullptr, *_trace = nullptr; // the entries the sugar placed
+  std::vector<DispatchObserver *> _all;                       // _list, as the dispatch reads it
   bool _timing = false;
 };
+
+/// Wait for the current stream of @p device (a no-op on the CPU): timed phases then
+/// measure the device's work, not just the launches.
+inline void
+sync_stream(const at::Device & device)
+{
+  if (device.is_cpu())
+    return;
+  const c10::impl::VirtualGuardImpl impl(device.type());
+  impl.synchronizeStream(impl.getStream(device));
+}
 } // namespace neml2::aoti::detail

@@ -1,4 +1,5 @@
-// Chrome-trace recording of dispatches: one event per chunk phase, viewable in Perfetto.
+// An observer that records dispatches as a Chrome trace: one event per chunk phase, viewable
+// in Perfetto. DispatchedModel::set_trace and NEML2_TRACE attach it.
 #pragma once
 
 #include <cstdio>
@@ -12,13 +13,12 @@
 #include <vector>
 
 #include <ATen/ATen.h>
-#include <c10/core/impl/VirtualGuardImpl.h>
 
 #include "neml2/aoti/Exception.h"
 #include "neml2/aoti/Observer.h"
 #include "neml2/aoti/detail/env.h"
 
-namespace neml2::aoti::detail
+namespace neml2::aoti
 {
 /**
  * Complete ("X") events of the Chrome trace format, kept in a ring of `capacity` events
@@ -32,7 +32,7 @@ namespace neml2::aoti::detail
  * whenever `capacity` new events have arrived, and on flush(true) and at destruction:
  * each event is written at most twice.
  */
-class Trace
+class ChromeTraceFile
 {
 public:
   /// Events kept when NEML2_TRACE_EVENTS does not say otherwise.
@@ -48,11 +48,11 @@ public:
   /// The ring's size from NEML2_TRACE_EVENTS (a positive integer), else default_capacity.
   static std::size_t capacity_from_env()
   {
-    return positive_from_env("NEML2_TRACE_EVENTS").value_or(default_capacity);
+    return detail::positive_from_env("NEML2_TRACE_EVENTS").value_or(default_capacity);
   }
 
   /// Record into @p path, keeping at most @p capacity events.
-  explicit Trace(std::string path, std::size_t capacity = capacity_from_env())
+  explicit ChromeTraceFile(std::string path, std::size_t capacity = capacity_from_env())
       : _path(std::move(path)),
         _ring(capacity)
   {
@@ -60,12 +60,12 @@ public:
       throw FatalError("a trace must keep at least one event");
   }
 
-  Trace(const Trace &) = delete;
-  Trace & operator=(const Trace &) = delete;
+  ChromeTraceFile(const ChromeTraceFile &) = delete;
+  ChromeTraceFile & operator=(const ChromeTraceFile &) = delete;
 
   /// Writes what the file does not hold yet; an error here is dropped (no throw from a
   /// destructor): flush() reports it on the calls before.
-  ~Trace()
+  ~ChromeTraceFile()
   {
     try
     {
@@ -78,14 +78,14 @@ public:
 
   /// The trace recording into @p path, shared by every model that traces to that file
   /// (so one file holds all of them, on one clock).
-  static std::shared_ptr<Trace> open(const std::string & path)
+  static std::shared_ptr<ChromeTraceFile> open(const std::string & path)
   {
     static std::mutex registry_mutex;
-    static std::map<std::string, std::weak_ptr<Trace>> registry;
+    static std::map<std::string, std::weak_ptr<ChromeTraceFile>> registry;
     const std::lock_guard<std::mutex> lock(registry_mutex);
     if (auto t = registry[path].lock())
       return t;
-    auto t = std::make_shared<Trace>(path);
+    auto t = std::make_shared<ChromeTraceFile>(path);
     registry[path] = t;
     return t;
   }
@@ -301,26 +301,17 @@ private:
   std::map<std::pair<std::thread::id, std::string>, int> _thread_ids;
 };
 
-/// Wait for the current stream of @p device (a no-op on the CPU): timed phases then
-/// measure the device's work, not just the launches.
-inline void
-sync_stream(const at::Device & device)
-{
-  if (device.is_cpu())
-    return;
-  const c10::impl::VirtualGuardImpl impl(device.type());
-  impl.synchronizeStream(impl.getStream(device));
-}
-
-/// The observer that records a model's calls into a (shared) Trace and flushes it after
+/// The observer that records a model's calls into a (shared) ChromeTraceFile and flushes it after
 /// each call.
-class TraceObserver : public DispatchObserver
+class ChromeTrace : public DispatchObserver
 {
 public:
   /// Record into @p trace.
-  explicit TraceObserver(std::shared_ptr<Trace> trace) : _trace(std::move(trace)) {}
+  explicit ChromeTrace(std::shared_ptr<ChromeTraceFile> trace) : _trace(std::move(trace)) {}
+  /// Record into the file @p path, shared with every other ChromeTrace of that path.
+  explicit ChromeTrace(const std::string & path) : ChromeTrace(ChromeTraceFile::open(path)) {}
   bool wants_timing() const override { return true; }
-  void on_dispatch(Graph, int64_t) override { _t0 = Trace::now_us(); }
+  void on_dispatch(Graph, int64_t) override { _t0 = ChromeTraceFile::now_us(); }
   void on_chunk_end(const ChunkInfo & c, const ChunkTiming * t) override
   {
     if (!t)
@@ -334,7 +325,7 @@ public:
   /// whose own error is then the one to report.
   void on_dispatch_end(Graph g, const DispatchInfo & info, bool failed) override
   {
-    _trace->add_call(graph_name(g), _t0, Trace::now_us(), info.chunks);
+    _trace->add_call(graph_name(g), _t0, ChromeTraceFile::now_us(), info.chunks);
     try
     {
       _trace->flush();
@@ -346,10 +337,10 @@ public:
     }
   }
   /// The trace recorded into.
-  const std::shared_ptr<Trace> & trace() const { return _trace; }
+  const std::shared_ptr<ChromeTraceFile> & trace() const { return _trace; }
 
 private:
-  std::shared_ptr<Trace> _trace;
+  std::shared_ptr<ChromeTraceFile> _trace;
   double _t0 = 0;
 };
-} // namespace neml2::aoti::detail
+} // namespace neml2::aoti
