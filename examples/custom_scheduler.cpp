@@ -55,14 +55,14 @@ public:
     // Hand out work only to a device with at most one chunk in flight.
     if (load[std::size_t(least)] > 2 * size)
       return std::nullopt;
-    return Assignment{std::size_t(least), size};
+    return Assignment{DeviceIndex(least), size};
   }
 
   // A batch too small to split runs whole on the first device.
-  std::optional<std::size_t> short_circuit(std::uint64_t, int64_t batch,
+  std::optional<DeviceIndex> short_circuit(std::uint64_t, int64_t batch,
                                            const at::Device &) const override
   {
-    return batch <= _min_chunk ? std::optional<std::size_t>(0) : std::nullopt;
+    return batch <= _min_chunk ? std::optional<DeviceIndex>(0) : std::nullopt;
   }
 
 private:

@@ -143,7 +143,7 @@ TEST_CASE("a GPU's default capacity keeps every worker lane busy", "[scheduler]"
 TEST_CASE("greedy assignment: highest priority with spare capacity, ties in config order",
           "[scheduler]")
 {
-  // The decision function is pure, so a fake three-device scheduler exercises it fully.
+  // The rule is pure, so a fake three-device scheduler that decides by it exercises it fully.
   struct Fake : Scheduler
   {
     Fake(std::vector<int64_t> bs, std::vector<int64_t> cap, std::vector<int64_t> prio)
@@ -154,6 +154,16 @@ TEST_CASE("greedy assignment: highest priority with spare capacity, ties in conf
       _priorities = std::move(prio);
     }
     std::string name() const override { return "Fake"; }
+    std::optional<Assignment> next(const std::vector<int64_t> & load,
+                                   int64_t remaining) const override
+    {
+      return greedy_next(*this, load, remaining);
+    }
+    std::optional<DeviceIndex> short_circuit(std::uint64_t, int64_t,
+                                             const at::Device &) const override
+    {
+      return std::nullopt;
+    }
   };
 
   // Equal priorities: device 0 fills first, then 1, then 2.

@@ -137,7 +137,7 @@ public:
    * Called on the dispatching thread right before the dispatch: the way it picks holds for
    * the dispatch that follows on that thread.
    */
-  std::optional<std::size_t> short_circuit(std::uint64_t client, int64_t batch,
+  std::optional<DeviceIndex> short_circuit(std::uint64_t client, int64_t batch,
                                            const at::Device & inputs) const override;
 
   /// @copydoc Scheduler::observe_dispatch
@@ -223,25 +223,20 @@ inline AdaptiveHybrid::AdaptiveHybrid(Config config)
       throw FatalError(cls + "memory_limits" + at + std::to_string(memory[i]) +
                        " < min_chunk = " + std::to_string(_config.min_chunk));
   }
-  if (_config.cpu_threads < 0)
-    throw FatalError(cls + "cpu_threads = " + std::to_string(_config.cpu_threads) +
-                     " must be >= 0 (0: automatic)");
-  // The base fields describe the bounds. The base's short circuit, used for a lone
-  // device, reads batch_sizes: a batch that fits one chunk runs whole. Without a
-  // bound, that is up to lone_whole points: a larger batch on a lone CPU still gets
-  // its chunks sized (a memory-bound model runs faster in chunks that stay in
-  // cache), a smaller one pays no hand-off to a worker.
+  _cpu_threads = checked_cpu_threads(cls, _config.cpu_threads);
+  // The device table holds the bounds: a chunk of at most batch_sizes points (0: no bound),
+  // at most capacities points in flight. _whole_limit is the most points a direct call
+  // may take on each device.
   constexpr int64_t none = std::numeric_limits<int64_t>::max();
   for (std::size_t i = 0; i < n; ++i)
   {
     const int64_t m = memory[i] > 0 ? memory[i] : none;
     const int64_t c = std::min(max_chunk[i] > 0 ? max_chunk[i] : none, m);
-    _batch_sizes.push_back(c == none ? std::max(lone_whole, _config.min_chunk) : c);
+    _batch_sizes.push_back(c == none ? 0 : c);
     _whole_limit.push_back(c);
     _capacities.push_back(m);
     _priorities.push_back(0);
   }
-  _cpu_threads = _config.cpu_threads;
   _gpu_lanes = checked_gpu_lanes(cls, _config.gpu_lanes);
   _planner = detail::adaptive::Planner(_config.min_chunk, max_chunk, memory);
 }
@@ -277,7 +272,7 @@ AdaptiveHybrid::next(const std::vector<int64_t> & load, int64_t remaining) const
     for (std::size_t i = 0; i < load.size(); ++i)
       if (load[i] > 0)
         return std::nullopt;
-    return Assignment{0, std::min(remaining, _batch_sizes[0] > 0 ? _batch_sizes[0] : remaining)};
+    return Assignment{0, std::min(remaining, _batch_sizes[0] > 0 ? _batch_sizes[0] : lone_whole)};
   }
 }
 
@@ -313,8 +308,15 @@ inline std::optional<std::size_t>
 AdaptiveHybrid::short_circuit(std::uint64_t client, int64_t batch, const at::Device & inputs) const
 {
   namespace ad = detail::adaptive;
+  // A lone device runs a batch whole up to its chunk bound. Without a bound, that is up
+  // to lone_whole points: a larger batch on a lone CPU still gets its chunks sized (a
+  // memory-bound model runs faster in chunks that stay in cache), a smaller one pays no
+  // hand-off to a worker.
   if (_devices.size() == 1)
-    return Scheduler::short_circuit(client, batch, inputs);
+    return whole_on_lone_device(*this, batch,
+                                _whole_limit[0] == std::numeric_limits<int64_t>::max()
+                                    ? std::max(lone_whole, _config.min_chunk)
+                                    : _whole_limit[0]);
   std::size_t d = 0;
   while (d < _devices.size() && _devices[d] != inputs)
     ++d;

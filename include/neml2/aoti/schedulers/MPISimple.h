@@ -1,6 +1,8 @@
 // MPISimple: each MPI rank drives one device chosen by its rank within its node.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -80,6 +82,21 @@ public:
   const std::string & host() const { return _host; }
   /// @copydoc Scheduler::name
   std::string name() const override { return "MPISimpleScheduler"; }
+
+  /// @brief Chunks of this rank's batch size in turn, as Simple does (greedy_next()).
+  std::optional<Assignment> next(const std::vector<int64_t> & load,
+                                 int64_t remaining) const override
+  {
+    return greedy_next(*this, load, remaining);
+  }
+
+  /// @brief The whole batch in one direct call when one chunk holds it (or the rank's batch
+  /// size is 0), as Simple does.
+  std::optional<DeviceIndex> short_circuit(std::uint64_t, int64_t batch,
+                                           const at::Device &) const override
+  {
+    return whole_on_lone_device(*this, batch, _batch_sizes.front());
+  }
 
 private:
   Config _config;

@@ -1,8 +1,12 @@
-// The common base of scheduler policies: which device gets the next chunk, and how big.
+// The scheduler interface (which device gets the next chunk, and how big) and the rules the
+// library's schedulers share: the greedy choice, the lone-device short circuit, the default
+// capacity.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,10 +17,19 @@
 
 namespace neml2::aoti
 {
-/// @brief One scheduling decision: run the next @p size points on device number @p device.
+/**
+ * @brief A device of a scheduler, by its position in Scheduler::devices().
+ *
+ * The per-device state of a dispatch is indexed the same way: DispatchedModel's models and
+ * parameter copies, and AsyncPolicy's workers, are built in the order of devices(), so
+ * index i names the same device in each of them.
+ */
+using DeviceIndex = std::size_t;
+
+/// @brief One scheduling decision: run the next @p size points on device @p device.
 struct Assignment
 {
-  std::size_t device; ///< index into Scheduler::devices()
+  DeviceIndex device; ///< the device, a position in Scheduler::devices()
   int64_t size;       ///< number of points in the chunk
 };
 
@@ -29,20 +42,28 @@ struct Assignment
  */
 struct Completion
 {
-  std::size_t device; ///< index into Scheduler::devices()
+  DeviceIndex device; ///< the device, a position in Scheduler::devices()
   int64_t size;       ///< number of points in the chunk
   double start;       ///< when the chunk's job started on its worker
   double end;         ///< when it ended
 };
 
 /**
- * @brief Base of every scheduler policy (Simple, StaticHybrid, AdaptiveHybrid,
+ * @brief The interface of every scheduler policy (Simple, StaticHybrid, AdaptiveHybrid,
  * MPISimple, and a user's own: the contract is in schedulers/concept.h).
  *
- * A scheduler knows devices, chunk sizes and capacities, never models. Its
- * decision function is pure: given the points in flight per device and the
- * points still to schedule, it returns the next assignment, or nothing when
- * every device is full. Execution policies own the loop and the threads.
+ * A scheduler knows devices, chunk sizes and capacities, never models. It holds the
+ * table of its devices (filled by its constructor) and answers two questions, each its
+ * own: next(), which device runs the next chunk and how big it is, and short_circuit(),
+ * which device, if any, runs a whole batch as one direct call. The rules the library's
+ * schedulers share are free functions beside it: greedy_next(), whole_on_lone_device()
+ * and default_capacity(). Execution policies own the loop and the threads.
+ *
+ * Thread safety: the device table is immutable after construction. next(), begin(),
+ * observe(), short_circuit() and observe_dispatch() of one dispatch come from the thread
+ * that runs it; a scheduler shared by models that dispatch from several threads at once
+ * must make them safe to call concurrently (the library's static schedulers hold no
+ * mutable state; AdaptiveHybrid locks its own).
  */
 class Scheduler
 {
@@ -108,40 +129,23 @@ public:
   }
 
   /**
-   * @brief Greedy choice: the highest-priority device with load + chunk <= capacity.
+   * @brief The next chunk: which device runs it and how many points it holds; nothing
+   * while every device that should get more work is full (some chunk is then in flight).
    * @param load points in flight on each device
    * @param remaining points not yet assigned (> 0)
    */
-  virtual std::optional<Assignment> next(const std::vector<int64_t> & load, int64_t remaining) const
-  {
-    std::optional<Assignment> best;
-    for (std::size_t i = 0; i < _devices.size(); ++i)
-    {
-      const int64_t size = _batch_sizes[i] > 0 ? std::min(_batch_sizes[i], remaining) : remaining;
-      const bool fits = load[i] == 0 || load[i] + size <= _capacities[i];
-      if (fits && (!best || _priorities[i] > _priorities[best->device]))
-        best = Assignment{i, size};
-    }
-    return best;
-  }
+  virtual std::optional<Assignment> next(const std::vector<int64_t> & load,
+                                         int64_t remaining) const = 0;
 
   /**
    * @brief The device that should run a whole batch of @p batch points as one direct
    * call, if any: no slicing, and no copy when the inputs are on that device already
    * (DispatchedModel short-circuits only then). The first argument is the client, as
    * in begin(): a learning scheduler answers from what it learned for that client; the
-   * third is the device that holds the inputs. This one answers for a lone device whose
-   * chunk holds the batch (or that does not chunk), wherever the inputs are.
+   * third is the device that holds the inputs.
    */
-  virtual std::optional<std::size_t> short_circuit(std::uint64_t /*client*/, int64_t batch,
-                                                   const at::Device & /*inputs*/) const
-  {
-    if (_devices.size() != 1 || _batch_sizes.empty())
-      return std::nullopt;
-    if (_batch_sizes[0] == 0 || batch <= _batch_sizes[0])
-      return 0;
-    return std::nullopt;
-  }
+  virtual std::optional<DeviceIndex> short_circuit(std::uint64_t client, int64_t batch,
+                                                   const at::Device & inputs) const = 0;
 
 protected:
   /// @brief Subclasses fill these in their validating constructors.
@@ -174,7 +178,69 @@ protected:
         return default_gpu_lanes_beside_cpu;
     return default_gpu_lanes_alone;
   }
+
+  /// @brief Validate a configuration's `cpu_threads` (>= 0; 0: automatic); errors start
+  /// with @p cls.
+  static int checked_cpu_threads(const std::string & cls, int threads)
+  {
+    if (threads < 0)
+      throw FatalError(cls + "cpu_threads = " + std::to_string(threads) +
+                       " must be >= 0 (0: automatic)");
+    return threads;
+  }
 };
+
+/**
+ * @brief The greedy rule: the next chunk goes to the highest-priority device of @p s whose
+ * load plus the chunk stays within its capacity (an idle device always fits; ties go to the
+ * earlier device), and holds that device's batch size (or all of @p remaining, for a batch
+ * size of 0 or more than remain). Simple, StaticHybrid and MPISimple decide by it.
+ * @param s the scheduler whose device table is read
+ * @param load points in flight on each device
+ * @param remaining points not yet assigned (> 0)
+ */
+inline std::optional<Assignment>
+greedy_next(const Scheduler & s, const std::vector<int64_t> & load, int64_t remaining)
+{
+  const auto & sizes = s.batch_sizes();
+  const auto & capacities = s.capacities();
+  const auto & priorities = s.priorities();
+  std::optional<Assignment> best;
+  for (DeviceIndex i = 0; i < s.devices().size(); ++i)
+  {
+    const int64_t size = sizes[i] > 0 ? std::min(sizes[i], remaining) : remaining;
+    const bool fits = load[i] == 0 || load[i] + size <= capacities[i];
+    if (fits && (!best || priorities[i] > priorities[best->device]))
+      best = Assignment{i, size};
+  }
+  return best;
+}
+
+/**
+ * @brief The lone-device short circuit: device 0 when @p s has one device and @p batch is at
+ * most @p limit points (a @p limit of 0: any batch), wherever the inputs are; else nothing.
+ */
+inline std::optional<DeviceIndex>
+whole_on_lone_device(const Scheduler & s, int64_t batch, int64_t limit)
+{
+  if (s.devices().size() == 1 && (limit == 0 || batch <= limit))
+    return DeviceIndex{0};
+  return std::nullopt;
+}
+
+/**
+ * @brief The capacity of a device that a configuration leaves at 0: one chunk of
+ * @p batch_size per worker, and at least two chunks (the CPU has one worker, a GPU
+ * @p gpu_lanes); unbounded for a device that does not chunk (@p batch_size 0).
+ */
+inline int64_t
+default_capacity(const at::Device & device, int64_t batch_size, std::size_t gpu_lanes)
+{
+  if (batch_size <= 0)
+    return std::numeric_limits<int64_t>::max();
+  const std::size_t chunks = device.is_cpu() ? 2 : std::max<std::size_t>(2, gpu_lanes);
+  return int64_t(chunks) * batch_size;
+}
 
 namespace detail
 {

@@ -1,9 +1,10 @@
 // Simple: the whole batch on one device, in fixed-size chunks.
 #pragma once
 
-#include <algorithm>
-#include <limits>
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "neml2/aoti/Exception.h"
 #include "neml2/aoti/detail/device.h"
@@ -50,11 +51,10 @@ public:
       throw FatalError("SimpleScheduler: capacity = " + std::to_string(_config.capacity) +
                        " < batch_size = " + std::to_string(_config.batch_size));
     _gpu_lanes = checked_gpu_lanes("SimpleScheduler: ", _config.gpu_lanes);
-    const int64_t chunks = device().is_cpu() ? 2 : int64_t(std::max<std::size_t>(2, _gpu_lanes));
     _batch_sizes = {_config.batch_size};
-    _capacities = {_config.capacity > 0     ? _config.capacity
-                   : _config.batch_size > 0 ? chunks * _config.batch_size
-                                            : std::numeric_limits<int64_t>::max()};
+    _capacities = {_config.capacity > 0
+                       ? _config.capacity
+                       : default_capacity(device(), _config.batch_size, _gpu_lanes)};
     _priorities = {0};
   }
 
@@ -64,6 +64,20 @@ public:
   const at::Device & device() const { return _devices.front(); }
   /// @copydoc Scheduler::name
   std::string name() const override { return "SimpleScheduler"; }
+
+  /// @brief Chunks of batch_size in turn, at most capacity points in flight (greedy_next()).
+  std::optional<Assignment> next(const std::vector<int64_t> & load,
+                                 int64_t remaining) const override
+  {
+    return greedy_next(*this, load, remaining);
+  }
+
+  /// @brief The whole batch in one direct call when one chunk holds it (or batch_size is 0).
+  std::optional<DeviceIndex> short_circuit(std::uint64_t, int64_t batch,
+                                           const at::Device &) const override
+  {
+    return whole_on_lone_device(*this, batch, _config.batch_size);
+  }
 
 private:
   Config _config;

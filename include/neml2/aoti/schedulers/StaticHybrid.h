@@ -1,7 +1,8 @@
 // StaticHybrid: one batch spread over a CPU and GPUs at once, greedy by priority and capacity.
 #pragma once
 
-#include <algorithm>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,25 +65,35 @@ public:
     for (std::size_t i = 0; i < n; ++i)
     {
       if (_config.capacities.empty())
-        _capacities[i] =
-            (_devices[i].is_cpu() ? 2 : int64_t(std::max<std::size_t>(2, _gpu_lanes))) *
-            _batch_sizes[i];
+        _capacities[i] = default_capacity(_devices[i], _batch_sizes[i], _gpu_lanes);
       else if (_capacities[i] < _batch_sizes[i])
         throw FatalError(cls + "capacities[" + std::to_string(i) +
                          "] = " + std::to_string(_capacities[i]) + " < batch_sizes[" +
                          std::to_string(i) + "] = " + std::to_string(_batch_sizes[i]));
     }
     _priorities = detail::broadcast(_config.priorities, n, cls, "priorities", 0);
-    if (_config.cpu_threads < 0)
-      throw FatalError(cls + "cpu_threads = " + std::to_string(_config.cpu_threads) +
-                       " must be >= 0 (0: automatic)");
-    _cpu_threads = _config.cpu_threads;
+    _cpu_threads = checked_cpu_threads(cls, _config.cpu_threads);
   }
 
   /// @brief The configuration as given.
   const Config & config() const { return _config; }
   /// @copydoc Scheduler::name
   std::string name() const override { return "StaticHybridScheduler"; }
+
+  /// @brief The highest-priority device with spare capacity gets the next chunk (greedy_next()).
+  std::optional<Assignment> next(const std::vector<int64_t> & load,
+                                 int64_t remaining) const override
+  {
+    return greedy_next(*this, load, remaining);
+  }
+
+  /// @brief A lone device runs a batch that one of its chunks holds as one direct call;
+  /// several devices always share the batch.
+  std::optional<DeviceIndex> short_circuit(std::uint64_t, int64_t batch,
+                                           const at::Device &) const override
+  {
+    return whole_on_lone_device(*this, batch, _batch_sizes.front());
+  }
 
 private:
   Config _config;

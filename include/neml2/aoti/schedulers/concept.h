@@ -17,18 +17,20 @@ namespace neml2::aoti
  * A scheduler decides which device runs the next chunk of a dispatch, and how big
  * it is; it knows devices, never models. A type `S` models the concept when
  *
- * - it derives from neml2::aoti::Scheduler and fills its protected fields (devices,
+ * - it derives from neml2::aoti::Scheduler and fills its protected device table (devices,
  *   batch sizes, capacities, priorities) in its constructor, and implements `name()`;
- * - `next(load, remaining)` (const, virtual in the base) returns the next Assignment,
- *   or nothing while every device is full; the base's is a greedy choice by priority;
- * - `begin(client, batch)` and `observe(completion)` (noexcept) are told when a
- *   dispatch begins and when each chunk completed, for schedulers that learn;
- * - `short_circuit(client, batch, inputs)` names the device, if any, that should run a
- *   whole batch of that size, with its inputs on device `inputs`, as one direct call (no
- *   slicing, no copy: DispatchedModel takes it only when the inputs are on that device);
- *   the base's does so for a lone device whose chunk holds the batch, AdaptiveHybrid for
- *   a batch it timed to run faster so; `observe_dispatch(client, batch, seconds)`
- *   (noexcept) is told how long the dispatch took, whole or spread;
+ * - `next(load, remaining)` (const) returns the next Assignment, or nothing while every
+ *   device is full; greedy_next() is the library's greedy rule by priority and capacity,
+ *   for a scheduler that wants it;
+ * - `short_circuit(client, batch, inputs)` (const) names the device, if any, that should
+ *   run a whole batch of that size, with its inputs on device `inputs`, as one direct call
+ *   (no slicing, no copy: DispatchedModel takes it only when the inputs are on that
+ *   device); whole_on_lone_device() is the rule of Simple, StaticHybrid and MPISimple,
+ *   AdaptiveHybrid answers for a batch it timed to run faster so;
+ * - `begin(client, batch)` and `observe(completion)` (noexcept, no-ops by default) are told
+ *   when a dispatch begins and when each chunk completed, for schedulers that learn;
+ *   `observe_dispatch(client, batch, seconds)` (noexcept) is told how long the dispatch
+ *   took, whole or spread;
  * - it may declare `static constexpr bool asynchronous`: whether its devices run at
  *   once (AsyncPolicy) or one chunk at a time on the calling thread (SyncPolicy).
  *   Without it, `load_model` gives it AsyncPolicy, which runs any scheduler.
@@ -99,7 +101,7 @@ check_scheduler()
   {
     static_assert(std::is_same_v<S, Scheduler> || !std::is_abstract_v<S>,
                   "neml2::aoti: a scheduler must implement Scheduler's pure virtual functions "
-                  "(name())");
+                  "(name(), next() and short_circuit())");
     static_assert(detail::has_next<S>::value,
                   "neml2::aoti: a scheduler's next(load, remaining) must be a const member "
                   "taking (const std::vector<int64_t> &, int64_t) and returning "

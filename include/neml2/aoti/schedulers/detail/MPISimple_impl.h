@@ -220,7 +220,7 @@ inline MPISimple::MPISimple(Config config) : _config(std::move(config))
       _config.batch_sizes.size() == 1 ? _config.batch_sizes.front() : _config.batch_sizes[index];
   _devices = {devices[index]};
   _batch_sizes = {batch_size};
-  _capacities = {batch_size > 0 ? 2 * batch_size : std::numeric_limits<int64_t>::max()};
+  _capacities = {default_capacity(_devices.front(), batch_size, _gpu_lanes)};
   _priorities = {0};
 }
 } // namespace neml2::aoti
