@@ -23,6 +23,10 @@ namespace neml2::aoti
  * AnyDispatchedModel m = load_model("aoti/model_aoti.i", "model", s);
  * auto out = m.forward(inputs);
  * @endcode
+ *
+ * @par Thread safety
+ * As the DispatchedModel it holds: one thread at a time per handle for calls and changes;
+ * separate handles may be called from separate threads at once.
  */
 class AnyDispatchedModel
 {

@@ -45,6 +45,17 @@ namespace neml2::aoti
  * DispatchedModel<SyncPolicy<Simple>> m("aoti/model_aoti.i", "model", sched);
  * auto out = m.forward({{"strain", strain}});
  * @endcode
+ *
+ * @par Thread safety
+ * One thread at a time per handle: a call (forward, jvp, jacobian, param_jacobian,
+ * param_vjp, in either form) and a change (set_trace, set_chunk_hook, add_observer,
+ * remove_observer, set_solver_settings, sync_parameters, release_buffers, a change to
+ * named_parameters()) must not overlap another call or change on the same handle. The
+ * accessors (meta, inputs, outputs, parameters, solver_settings, last_dispatch, model,
+ * policy) may be read from several threads while no call or change runs. Handles are
+ * independent: each host thread may call its own handle at the same time as the others,
+ * and handles may share one scheduler. Under AsyncPolicy the chunks run on the handle's
+ * own worker threads, which call its observers (DispatchObserver says from where).
  */
 template <class Policy = PassThrough> class DispatchedModel
 {

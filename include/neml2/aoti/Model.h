@@ -94,6 +94,12 @@ call_spec_leaves(torch::inductor::AOTIModelPackageLoader & loader, std::size_t w
  * auto out = m.forward({{"strain", at::zeros({100, 6}, at::kDouble)}});
  * at::Tensor stress = out.at("stress"); // (100, 6)
  * @endcode
+ *
+ * @par Thread safety
+ * The calls (forward, jvp, jacobian, param_jacobian, param_vjp, run, stage, execute) may
+ * overlap on one Model from several threads, as AsyncPolicy's lanes of one GPU do: each
+ * graph's loader serialises its own runs. A change (set_solver_settings, a change to
+ * named_parameters()) must not overlap any call.
  */
 class Model
 {

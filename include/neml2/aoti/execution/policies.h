@@ -151,6 +151,9 @@ private:
  * @brief Runs the chunk loop on the calling thread, one chunk at a time.
  *
  * For single-device schedulers (Simple, MPISimple).
+ *
+ * @par Thread safety
+ * One dispatch at a time per policy (its handle's rule), on the dispatching thread.
  */
 template <class S> class SyncPolicy
 {
@@ -202,6 +205,12 @@ private:
  * failing chunk is caught in its worker; no new chunk is handed out, the ones
  * in flight are drained, and then one error is rethrown with its dynamic type,
  * or several as an AggregateError in dispatch order.
+ *
+ * @par Thread safety
+ * One dispatch at a time per policy (its handle's rule); the workers are the policy's
+ * own. Several policies may share one scheduler and dispatch at once: the scheduler's
+ * calls then come from their dispatching threads concurrently (Scheduler says what that
+ * asks of a scheduler).
  */
 template <class S> class AsyncPolicy
 {

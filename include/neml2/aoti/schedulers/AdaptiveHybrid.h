@@ -54,8 +54,11 @@ namespace neml2::aoti
  * on the measurements, never on a clock, so the same measurements give the
  * same chunks (sim::Simulator relies on that).
  *
- * Thread safety: several models may share one scheduler and dispatch at once
- * from different threads; a dispatch's state is keyed by the thread that runs it.
+ * @par Thread safety
+ * Several models may share one scheduler and dispatch at once from different
+ * threads: it locks its own state, and a dispatch's state is keyed by the thread
+ * that runs it. forget(), learned(), estimate() and trial() may be called from any
+ * thread at any time.
  *
  * @code
  * AdaptiveHybridScheduler::Config cfg;

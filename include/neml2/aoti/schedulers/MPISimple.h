@@ -44,6 +44,10 @@ namespace neml2::aoti
  * cfg.comm        = &sub;   // omit for MPI_COMM_WORLD
  * auto m = load_model("aoti/model_aoti.i", "model", std::make_shared<MPISimpleScheduler>(cfg));
  * @endcode
+ *
+ * @par Thread safety
+ * The constructor is collective over the communicator (every rank constructs it, from one
+ * thread each). Immutable afterwards: handles may share it and dispatch at once.
  */
 class MPISimple : public Scheduler
 {

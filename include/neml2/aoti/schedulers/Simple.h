@@ -22,7 +22,9 @@ namespace neml2::aoti
  * @code
  * auto sched = std::make_shared<SimpleScheduler>(SimpleScheduler::Config{"cuda", 4096});
  * auto md = load_model("aoti/model_aoti.i", "model", sched);
- * @endcode
+ * @endcode *
+ * @par Thread safety
+ * Immutable after construction: handles may share it and dispatch at once.
  */
 class Simple : public Scheduler
 {

@@ -26,7 +26,9 @@ namespace neml2::aoti
  * cfg.devices     = {"cpu", "cuda:0", "cuda:1"};
  * cfg.batch_sizes = {512, 4096, 4096};
  * auto m = load_model("aoti/model_aoti.i", "model", std::make_shared<StaticHybridScheduler>(cfg));
- * @endcode
+ * @endcode *
+ * @par Thread safety
+ * Immutable after construction: handles may share it and dispatch at once.
  */
 class StaticHybrid : public Scheduler
 {
