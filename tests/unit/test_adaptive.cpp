@@ -583,7 +583,7 @@ TEST_CASE("adaptive balance: 1 CPU + 1..8 skewed GPUs reach 0.95 of the sum of t
       INFO("bound of any scheduler: " << double(batch) / s.balanced_seconds(batch) /
                                              s.sum_of_alone_throughputs(batch));
       // The first call pays each GPU's 50 ms warm-up and the next ones probe and
-      // grow the chunks; then come the trial's dispatches (whole.h): three spread, up to
+      // grow the chunks; then come the trial's dispatches (way_trial.h): three spread, up to
       // three with the GPUs alone (one, when that is clearly slower) and up to three direct
       // calls on the CPU (none, when its fit puts it 5 times above spreading). From the
       // eleventh call on, the way kept, balanced (1% noise per chunk).

@@ -4,7 +4,7 @@
 #include <cctype>
 #include <string>
 
-#include "neml2/aoti/detail/device.h"
+#include "neml2/aoti/detail/parse_device.h"
 #include "neml2/aoti/devices.h"
 #include "neml2/aoti/schedulers/AdaptiveHybrid.h"
 #include "neml2/aoti/schedulers/Simple.h"

@@ -2,7 +2,6 @@
 #include "catch.h"
 #include "fatal_message.h"
 
-#include "neml2/aoti/chunking.h"
 #include "neml2/aoti/schedulers/MPISimple.h"
 #include "neml2/aoti/schedulers/Simple.h"
 #include "neml2/aoti/schedulers/StaticHybrid.h"
@@ -32,15 +31,28 @@ fill(const Scheduler & s, int64_t batch)
 }
 } // namespace
 
-TEST_CASE("split covers the batch in order", "[chunking]")
+TEST_CASE("Simple's chunks cover the batch in order", "[chunking]")
 {
-  using V = std::vector<std::pair<int64_t, int64_t>>;
-  const V a{{0, 4}, {4, 8}, {8, 10}}, b{{0, 10}}, c{{0, 1}, {1, 2}, {2, 3}}, d{{0, 4}};
-  CHECK(split(10, 4) == a);
-  CHECK(split(10, 0) == b);
-  CHECK(split(3, 1) == c);
-  CHECK(split(0, 4).empty());
-  CHECK(split(4, 10) == d);
+  // The chunk sizes of a dispatch whose chunks each complete before the next is asked for.
+  const auto chunks = [](int64_t batch, int64_t batch_size)
+  {
+    const Simple s(Simple::Config{"cpu", batch_size});
+    std::vector<int64_t> sizes;
+    for (int64_t left = batch; left > 0;)
+    {
+      const auto a = s.next({0}, left);
+      REQUIRE(a);
+      sizes.push_back(a->size);
+      left -= a->size;
+    }
+    return sizes;
+  };
+  using V = std::vector<int64_t>;
+  CHECK(chunks(10, 4) == V{4, 4, 2});
+  CHECK(chunks(10, 0) == V{10});
+  CHECK(chunks(3, 1) == V{1, 1, 1});
+  CHECK(chunks(0, 4).empty());
+  CHECK(chunks(4, 10) == V{4});
 }
 
 TEST_CASE("Simple validates its config", "[scheduler]")

@@ -16,10 +16,10 @@
 #include "neml2/aoti/Model.h"
 #include "neml2/aoti/Observer.h"
 #include "neml2/aoti/artifact/Stub.h"
-#include "neml2/aoti/chunking.h"
 #include "neml2/aoti/detail/observers.h"
 #include "neml2/aoti/detail/results.h"
 #include "neml2/aoti/execution/policies.h"
+#include "neml2/aoti/gather.h"
 #include "neml2/aoti/observers/ChromeTrace.h"
 #include "neml2/aoti/types.h"
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "neml2/aoti/detail/device.h"
+#include "neml2/aoti/detail/parse_device.h"
 
 namespace neml2::aoti
 {

@@ -12,7 +12,7 @@
 
 #include "neml2/aoti/Exception.h"
 #include "neml2/aoti/artifact/Meta.h"
-#include "neml2/aoti/detail/call.h"
+#include "neml2/aoti/detail/prepare.h"
 #include "neml2/aoti/types.h"
 
 namespace neml2::aoti::detail

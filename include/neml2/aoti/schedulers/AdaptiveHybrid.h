@@ -17,13 +17,13 @@
 
 #include "neml2/aoti/Exception.h"
 #include "neml2/aoti/detail/broadcast.h"
-#include "neml2/aoti/detail/device.h"
+#include "neml2/aoti/detail/parse_device.h"
 #include "neml2/aoti/schedulers/Scheduler.h"
 #include "neml2/aoti/schedulers/adaptive/cost_model.h"
 #include "neml2/aoti/schedulers/adaptive/history.h"
 #include "neml2/aoti/schedulers/adaptive/planner.h"
 #include "neml2/aoti/schedulers/adaptive/session.h"
-#include "neml2/aoti/schedulers/adaptive/whole.h"
+#include "neml2/aoti/schedulers/adaptive/way_trial.h"
 
 namespace neml2::aoti
 {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "neml2/aoti/Exception.h"
-#include "neml2/aoti/detail/device.h"
+#include "neml2/aoti/detail/parse_device.h"
 #include "neml2/aoti/schedulers/Scheduler.h"
 
 #ifdef NEML2_MPI

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "neml2/aoti/schedulers/adaptive/whole.h"
+#include "neml2/aoti/schedulers/adaptive/way_trial.h"
 
 namespace neml2::aoti::detail::adaptive
 {

@@ -13,7 +13,7 @@
 
 #include "neml2/aoti/Exception.h"
 #include "neml2/aoti/detail/broadcast.h"
-#include "neml2/aoti/detail/device.h"
+#include "neml2/aoti/detail/parse_device.h"
 #include "neml2/aoti/schedulers/MPISimple.h"
 
 namespace neml2::aoti

@@ -1,4 +1,4 @@
-// Device-string validation shared by Model and the schedulers.
+// Parsing and validating device strings ("cpu", "cuda", "cuda:N") for Model and the schedulers.
 #pragma once
 
 #include <cctype>

@@ -1,4 +1,5 @@
-// Split and merge rules along the batch dimension: pure tensor bookkeeping, no devices or threads.
+// Gather: per-chunk graph returns collected into whole-batch results (tensor bookkeeping,
+// no devices or threads of its own).
 #pragma once
 
 #include <cstdint>
@@ -9,29 +10,11 @@
 
 #include <ATen/ATen.h>
 
-#include "neml2/aoti/detail/call.h"
+#include "neml2/aoti/detail/prepare.h"
 #include "neml2/aoti/detail/results.h"
 
 namespace neml2::aoti
 {
-/**
- * @brief Fixed-size chunks [begin, end) covering [0, batch).
- *
- * @p chunk_size 0 means one chunk; the last chunk is the remainder.
- * @code
- * split(10, 4); // {{0, 4}, {4, 8}, {8, 10}}
- * @endcode
- */
-inline std::vector<std::pair<int64_t, int64_t>>
-split(int64_t batch, int64_t chunk_size)
-{
-  std::vector<std::pair<int64_t, int64_t>> out;
-  const int64_t step = chunk_size > 0 ? chunk_size : batch;
-  for (int64_t b = 0; b < batch; b += step)
-    out.emplace_back(b, std::min(batch, b + step));
-  return out;
-}
-
 /**
  * @brief Collects per-chunk graph returns into whole-batch results.
  *

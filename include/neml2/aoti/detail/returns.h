@@ -1,0 +1,122 @@
+// A graph's returns back into named results: the status check of an implicit update,
+// naming the returns, and the empty results of a batch of 0 points.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <ATen/ATen.h>
+
+#include "neml2/aoti/Exception.h"
+#include "neml2/aoti/artifact/Meta.h"
+#include "neml2/aoti/detail/prepare.h"
+#include "neml2/aoti/types.h"
+
+namespace neml2::aoti::detail
+{
+/**
+ * Raise ConvergenceError when a chunk's status says some point did not converge, naming the
+ * failed points in the caller's numbering (FailedPoints).
+ * @p returns are one chunk's graph returns, rows [@p begin, begin + its size) of the caller's
+ * batch of @p batch points; @p where names the chunk.
+ */
+inline void
+check_status(const Meta & meta, const Call & call, const std::vector<at::Tensor> & returns,
+             int64_t begin, int64_t batch, const std::string & where)
+{
+  if (!meta.status)
+    return;
+  at::Tensor converged, residual;
+  for (std::size_t i = 0; i < returns.size(); ++i)
+  {
+    if (call.spec->returns[i].role == SlotSpec::Role::converged)
+      converged = returns[i];
+    else if (call.spec->returns[i].role == SlotSpec::Role::residual)
+      residual = returns[i];
+  }
+  if (!converged.defined())
+    return;
+  const at::Tensor failed = at::nonzero(converged.logical_not().reshape(-1)).reshape(-1);
+  const int64_t count = failed.numel();
+  if (count == 0)
+    return;
+  FailedPoints points;
+  points.batch = batch;
+  points.rows = failed.to(at::kCPU) + begin;
+  std::string worst = "unknown";
+  if (residual.defined() && residual.numel() == converged.numel())
+  {
+    points.residual = residual.reshape(-1).index_select(0, failed).to(at::kCPU);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3e", residual.max().item<double>());
+    worst = buf;
+  }
+  else
+    points.residual = at::full({count}, std::numeric_limits<double>::quiet_NaN(),
+                               at::TensorOptions().dtype(meta.dtype));
+  throw ConvergenceError(who(meta) + ": " + std::to_string(count) + " of " +
+                             std::to_string(converged.numel()) + " points did not converge" +
+                             where + " (worst residual " + worst + ")",
+                         std::move(points));
+}
+
+/// Results by slot key: (name) for maps, (of, wrt) for derivative blocks.
+struct Named
+{
+  TensorMap map;  ///< outputs, tangents or adjoints
+  DerivMap deriv; ///< derivative blocks
+};
+
+/// Put positional graph returns under their names, dropping status slots.
+inline Named
+name_returns(const Call & call, std::vector<at::Tensor> returns)
+{
+  Named out;
+  for (std::size_t i = 0; i < returns.size(); ++i)
+  {
+    const auto & s = call.spec->returns[i];
+    if (call.combine[i] == Combine::status)
+      continue;
+    if (s.role == SlotSpec::Role::derivative)
+      out.deriv[s.of][s.wrt] = std::move(returns[i]);
+    else
+      out.map[s.name] = std::move(returns[i]);
+  }
+  return out;
+}
+
+/// Drop the batch dimension again when no input had one, then name the returns.
+inline Named
+finish(const Call & call, std::vector<at::Tensor> returns)
+{
+  if (!call.batched)
+    for (std::size_t i = 0; i < returns.size(); ++i)
+      if (call.combine[i] == Combine::concat)
+        returns[i] = returns[i].squeeze(0);
+  return name_returns(call, std::move(returns));
+}
+
+/// Empty (B = 0) results of a call: per-point and batch-independent blocks have a zero-sized
+/// batch dimension, adjoints are zeros.
+inline std::vector<at::Tensor>
+empty_returns(const Meta & meta, const Call & call)
+{
+  std::vector<at::Tensor> out;
+  const auto opts = at::TensorOptions().dtype(meta.dtype).device(call.device);
+  for (std::size_t i = 0; i < call.spec->returns.size(); ++i)
+  {
+    const auto & s = call.spec->returns[i];
+    auto shape = return_base_shape(meta, s);
+    if (call.combine[i] == Combine::sum)
+      out.push_back(at::zeros(shape, opts));
+    else if (call.combine[i] == Combine::status)
+      out.push_back(at::empty({0}, opts));
+    else
+    {
+      shape.insert(shape.begin(), 0);
+      out.push_back(at::empty(shape, opts));
+    }
+  }
+  return out;
+}
+} // namespace neml2::aoti::detail
