@@ -68,8 +68,7 @@ main(int argc, char ** argv)
     const TensorMap one{{"strain", at::rand({1, 6}, at::kDouble)}};
     const Model direct(stub, "model", "cpu");
     auto pass = load_model(stub, "model");
-    auto shorted = load_model(stub, "model",
-                              std::make_shared<SimpleScheduler>(SimpleScheduler::Config{"cpu", 0}));
+    auto shorted = load_model(stub, "model", std::make_shared<Simple>(Simple::Config{"cpu", 0}));
     // The raw AOTI call the runtime wraps (forward_single bakes its parameters: one argument).
     torch::inductor::AOTIModelPackageLoader raw(
         direct.meta().graphs.at(Graph::forward).file.string());
@@ -102,8 +101,8 @@ main(int argc, char ** argv)
   // P2: chunked on the CPU vs unchunked.
   auto cpu_whole = load_model(stub, "model");
   const double t_cpu = median_time([&] { cpu_whole.forward(in); }, 7);
-  auto cpu_chunked = load_model(
-      stub, "model", std::make_shared<SimpleScheduler>(SimpleScheduler::Config{"cpu", B / 16}));
+  auto cpu_chunked =
+      load_model(stub, "model", std::make_shared<Simple>(Simple::Config{"cpu", B / 16}));
   const double t_cpu16 = median_time([&] { cpu_chunked.forward(in); }, 7);
   add("P2", "CPU unchunked", mpts / t_cpu, "Mpts/s");
   add("P2", "CPU Simple{cpu, B/16}", mpts / t_cpu16, "Mpts/s");
@@ -131,8 +130,7 @@ main(int argc, char ** argv)
           std::find(measured.begin(), measured.end(), chunk) != measured.end())
         continue;
       measured.push_back(chunk);
-      auto m = load_model(stub, "model",
-                          std::make_shared<SimpleScheduler>(SimpleScheduler::Config{"cpu", chunk}));
+      auto m = load_model(stub, "model", std::make_shared<Simple>(Simple::Config{"cpu", chunk}));
       const double t = median_time([&] { m.forward(in, results); }, 7);
       best = std::max(best, mpts / t);
       add("P2", "CPU Simple{cpu, " + std::to_string(chunk) + "}, into a caller-owned buffer",
@@ -172,8 +170,7 @@ main(int argc, char ** argv)
     add("P3", "GPU compute only, device-resident batch", mpts / t_gpu_compute, "Mpts/s");
 
     auto sync16 =
-        load_model(stub, "model",
-                   std::make_shared<SimpleScheduler>(SimpleScheduler::Config{"cuda:0", B / 16}));
+        load_model(stub, "model", std::make_shared<Simple>(Simple::Config{"cuda:0", B / 16}));
     const double t_sync = median_time([&] { sync16.forward(in); }, 7);
     DispatchedModel<AsyncPolicy<Simple>> async16(
         stub, "model", std::make_shared<Simple>(Simple::Config{"cuda:0", B / 16}));
@@ -192,7 +189,7 @@ main(int argc, char ** argv)
     StaticHybrid::Config cfg;
     cfg.devices = {"cpu", "cuda:0"};
     cfg.batch_sizes = {B / 64, B / 16};
-    auto hybrid = load_model(stub, "model", std::make_shared<StaticHybridScheduler>(cfg));
+    auto hybrid = load_model(stub, "model", std::make_shared<StaticHybrid>(cfg));
     const double t_h = median_time([&] { hybrid.forward(in); }, 7);
     const double sum = mpts / t_cpu + mpts / t_async;
     add("P4", "hybrid {cpu, cuda:0}, batch sizes {B/64, B/16}", mpts / t_h, "Mpts/s");
@@ -200,7 +197,7 @@ main(int argc, char ** argv)
     add("P4", "hybrid / sum (target >= 0.95)", (mpts / t_h) / sum, "");
     // The same hybrid with as many GPU lanes as the GPU alone gets (4, not 2).
     cfg.gpu_lanes = int(Scheduler::default_gpu_lanes_alone);
-    auto hybrid4 = load_model(stub, "model", std::make_shared<StaticHybridScheduler>(cfg));
+    auto hybrid4 = load_model(stub, "model", std::make_shared<StaticHybrid>(cfg));
     const double t_h4 = median_time([&] { hybrid4.forward(in); }, 7);
     add("P4", "same hybrid, 4 GPU lanes beside the CPU", mpts / t_h4, "Mpts/s");
   }

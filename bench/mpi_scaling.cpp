@@ -1,5 +1,5 @@
 // Benchmark P6: strong scaling of CPU ranks on one node. A fixed global batch is
-// split over the ranks; each rank runs its slice through MPISimpleScheduler{cpu}
+// split over the ranks; each rank runs its slice through MPISimple{cpu}
 // with one intra-op thread. Rank 0 prints one JSON line per run; the driver
 // bench/mpi_scaling.py runs 1..N ranks and turns the lines into a table.
 //
@@ -49,10 +49,10 @@ run(int argc, char ** argv, int rank, int size)
   // One thread per rank: the ranks, not the intra-op pool, provide the parallelism.
   at::set_num_threads(1);
 
-  MPISimpleScheduler::Config cfg;
+  MPISimple::Config cfg;
   cfg.devices = {"cpu"};
   cfg.batch_sizes = {chunk};
-  auto model = load_model(stub, "model", std::make_shared<MPISimpleScheduler>(cfg));
+  auto model = load_model(stub, "model", std::make_shared<MPISimple>(cfg));
 
   const int64_t base = batch / size, extra = batch % size;
   const int64_t rows = base + (rank < extra ? 1 : 0);

@@ -1,5 +1,5 @@
 // Demo host program: load the spec's compiled elastic model and evaluate a million points,
-// first without dispatch, then chunked through a SimpleScheduler, then on every device at once.
+// first without dispatch, then chunked through a Simple, then on every device at once.
 //
 //   neml2-compile tests/aoti/forward_single/model.i --model model --device cpu -d : -o aoti
 //   demo aoti/model_aoti.i [batch]
@@ -47,7 +47,7 @@ demo(const std::string & stub, int64_t batch)
   std::printf("forward, no dispatch:        %lld points in %8.2f ms\n", (long long)batch,
               1e3 * t_direct);
 
-  auto sched = std::make_shared<SimpleScheduler>(SimpleScheduler::Config{"cpu", 65536});
+  auto sched = std::make_shared<Simple>(Simple::Config{"cpu", 65536});
   auto md = load_model(stub, "model", sched);
   TensorMap out_chunked;
   const double t_chunked = seconds([&] { out_chunked = md.forward(inputs); });
@@ -55,14 +55,14 @@ demo(const std::string & stub, int64_t batch)
               md.last_dispatch().chunks, 1e3 * t_chunked,
               at::equal(out_chunked.at("stress"), stress) ? "yes" : "NO");
 
-  StaticHybridScheduler::Config cfg;
+  StaticHybrid::Config cfg;
   cfg.devices = {"cpu"};
   if (devices().size() > 1) // the CPU, then each GPU this process sees
     cfg.devices.push_back("cuda:0");
   cfg.batch_sizes = {65536, 262144};
   if (cfg.devices.size() == 1)
     cfg.batch_sizes.resize(1);
-  auto mh = load_model(stub, "model", std::make_shared<StaticHybridScheduler>(cfg));
+  auto mh = load_model(stub, "model", std::make_shared<StaticHybrid>(cfg));
   TensorMap out_hybrid;
   const double t_hybrid = seconds([&] { out_hybrid = mh.forward(inputs); });
   std::printf("forward, StaticHybrid on %zu device(s): %zu chunks in %8.2f ms, max diff %.1e\n",

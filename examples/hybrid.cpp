@@ -1,5 +1,5 @@
 // Hybrid CPU + GPU: one batch spread over the CPU and the first GPU at the same time by a
-// StaticHybridScheduler, checked against the plain single-device call. Without a visible
+// StaticHybrid, checked against the plain single-device call. Without a visible
 // GPU it says so and runs the same code on the CPU alone.
 //
 //   neml2-compile tests/aoti/forward_single/model.i --model model --device cpu cuda -d : -o aoti
@@ -52,7 +52,7 @@ spread(const std::string & stub, int64_t batch)
 {
   // The devices: the CPU, plus the first GPU when this process sees one. The GPU gets
   // larger chunks and the higher priority, so it is kept busy; the CPU takes what it can.
-  StaticHybridScheduler::Config cfg;
+  StaticHybrid::Config cfg;
   if (devices().size() > 1)
   {
     cfg.devices = {"cpu", "cuda:0"};
@@ -73,7 +73,7 @@ spread(const std::string & stub, int64_t batch)
   TensorMap want;
   const double t_direct = seconds([&] { want = direct.forward(inputs); });
 
-  auto hybrid = load_model(stub, "model", std::make_shared<StaticHybridScheduler>(cfg));
+  auto hybrid = load_model(stub, "model", std::make_shared<StaticHybrid>(cfg));
   hybrid.forward(inputs); // the first call pays one-time costs (GPU context, allocator)
   TensorMap got;
   const double t_hybrid = seconds([&] { got = hybrid.forward(inputs); });

@@ -1,5 +1,5 @@
 // MPI host program: every rank evaluates its own slice of one global batch through
-// an MPISimpleScheduler, and rank 0 checks the gathered result against a
+// an MPISimple, and rank 0 checks the gathered result against a
 // single-process evaluation of the whole batch. Exits 1 on a mismatch or an error at run
 // time, 2 on a bad BATCH or device list (one line from rank 0).
 //
@@ -78,7 +78,7 @@ run(int argc, char ** argv, int rank, int size)
     return 2;
   }
 
-  MPISimpleScheduler::Config cfg;
+  MPISimple::Config cfg;
   for (int i = 3; i < argc; ++i)
     cfg.devices.push_back(argv[i]);
   if (cfg.devices.empty())
@@ -86,10 +86,10 @@ run(int argc, char ** argv, int rank, int size)
   cfg.batch_sizes = {4096};
 
   // Construction is collective and fails alike on every rank, so no rank is left waiting.
-  std::shared_ptr<MPISimpleScheduler> sched;
+  std::shared_ptr<MPISimple> sched;
   try
   {
-    sched = std::make_shared<MPISimpleScheduler>(cfg);
+    sched = std::make_shared<MPISimple>(cfg);
   }
   catch (const Exception & e)
   {

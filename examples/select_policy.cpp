@@ -149,24 +149,24 @@ load(const Options & o)
 {
   if (o.scheduler == "hybrid")
   {
-    StaticHybridScheduler::Config cfg;
+    StaticHybrid::Config cfg;
     cfg.devices = o.devices;
     cfg.batch_sizes = o.batch_sizes;
     cfg.capacities = o.capacities;
-    std::shared_ptr<Scheduler> s = std::make_shared<StaticHybridScheduler>(cfg);
+    std::shared_ptr<Scheduler> s = std::make_shared<StaticHybrid>(cfg);
     return {load_model(o.stub, o.model, s), s};
   }
   if (o.scheduler == "adaptive")
   {
-    AdaptiveHybridScheduler::Config cfg;
+    AdaptiveHybrid::Config cfg;
     cfg.devices = o.devices;
     if (o.batch_sizes_given)
       cfg.max_chunks = o.batch_sizes;
     cfg.memory_limits = o.capacities;
-    std::shared_ptr<Scheduler> s = std::make_shared<AdaptiveHybridScheduler>(cfg);
+    std::shared_ptr<Scheduler> s = std::make_shared<AdaptiveHybrid>(cfg);
     return {load_model(o.stub, o.model, s), s};
   }
-  const auto s = std::make_shared<SimpleScheduler>(SimpleScheduler::Config{
+  const auto s = std::make_shared<Simple>(Simple::Config{
       o.devices.front(), o.batch_sizes.front(), o.capacities.empty() ? 0 : o.capacities.front()});
   if (o.scheduler == "async-simple")
     return {DispatchedModel<AsyncPolicy<Simple>>(o.stub, o.model, s), s};

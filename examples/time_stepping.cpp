@@ -59,11 +59,11 @@ std::shared_ptr<Scheduler>
 scheduler_for(const std::vector<std::string> & devices)
 {
   if (devices.size() == 1)
-    return std::make_shared<SimpleScheduler>(SimpleScheduler::Config{devices.front(), 16384});
-  StaticHybridScheduler::Config cfg;
+    return std::make_shared<Simple>(Simple::Config{devices.front(), 16384});
+  StaticHybrid::Config cfg;
   cfg.devices = devices;
   cfg.batch_sizes = {16384};
-  return std::make_shared<StaticHybridScheduler>(cfg);
+  return std::make_shared<StaticHybrid>(cfg);
 }
 
 /// Refuse a model that does not have the variables this host provides and reads.

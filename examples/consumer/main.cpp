@@ -18,7 +18,7 @@ main(int argc, char ** argv)
   try
   {
     // Chunks of 4096 points on the CPU; Config{"cuda", 65536} would run them on a GPU.
-    auto sched = std::make_shared<SimpleScheduler>(SimpleScheduler::Config{"cpu", 4096});
+    auto sched = std::make_shared<Simple>(Simple::Config{"cpu", 4096});
     auto model = load_model(stub, "model", sched);
 
     // 10000 material points, each strain a Mandel 6-vector.

@@ -111,7 +111,7 @@ struct SyncSimpleCase
   static constexpr bool chunked = true;
   static DispatchedModel<SyncPolicy<Simple>> make(const std::string & s, int64_t chunk)
   {
-    return load_model(s, "model", std::make_shared<SimpleScheduler>(Simple::Config{"cpu", chunk}));
+    return load_model(s, "model", std::make_shared<Simple>(Simple::Config{"cpu", chunk}));
   }
 };
 
@@ -141,7 +141,7 @@ struct AsyncHybridCase
       cfg.devices.push_back("cuda:0");
     // batch_size 0 means "no chunking" elsewhere; StaticHybrid needs a positive size.
     cfg.batch_sizes = {chunk > 0 ? chunk : 1 << 20};
-    return load_model(s, "model", std::make_shared<StaticHybridScheduler>(cfg));
+    return load_model(s, "model", std::make_shared<StaticHybrid>(cfg));
   }
 };
 
@@ -179,7 +179,7 @@ struct AsyncAdaptiveCase
       cfg.min_chunk = chunk;
       cfg.max_chunks = {chunk};
     }
-    return load_model(s, "model", std::make_shared<AdaptiveHybridScheduler>(cfg));
+    return load_model(s, "model", std::make_shared<AdaptiveHybrid>(cfg));
   }
 };
 } // namespace neml2_test

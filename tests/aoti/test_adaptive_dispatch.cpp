@@ -29,8 +29,7 @@ TEST_CASE("AdaptiveHybrid through load_model: the policy, the runtime selection,
 
   auto cfg = cpu_config();
   cfg.max_chunks = {512};
-  auto typed =
-      load_model(stub("forward_single"), "model", std::make_shared<AdaptiveHybridScheduler>(cfg));
+  auto typed = load_model(stub("forward_single"), "model", std::make_shared<AdaptiveHybrid>(cfg));
   static_assert(std::is_same_v<decltype(typed), DispatchedModel<AsyncPolicy<AdaptiveHybrid>>>,
                 "AdaptiveHybrid picks the asynchronous policy");
   CHECK(close(typed.forward({{"strain", eps}}).at("stress"), want, 1e-12, 1e-9));

@@ -118,18 +118,18 @@ TEST_CASE("short circuit: scheduler device == input device and one chunk", "[dis
 {
   const at::Tensor eps = strains(100);
   auto whole = load_model(stub("forward_single"), "model",
-                          std::make_shared<SimpleScheduler>(SimpleScheduler::Config{"cpu", 0}));
+                          std::make_shared<Simple>(Simple::Config{"cpu", 0}));
   whole.forward({{"strain", eps}});
   CHECK(whole.last_dispatch().short_circuit);
   CHECK(whole.last_dispatch().chunks == 0);
 
   auto fits = load_model(stub("forward_single"), "model",
-                         std::make_shared<SimpleScheduler>(SimpleScheduler::Config{"cpu", 100}));
+                         std::make_shared<Simple>(Simple::Config{"cpu", 100}));
   fits.forward({{"strain", eps}});
   CHECK(fits.last_dispatch().short_circuit);
 
   auto chunked = load_model(stub("forward_single"), "model",
-                            std::make_shared<SimpleScheduler>(SimpleScheduler::Config{"cpu", 30}));
+                            std::make_shared<Simple>(Simple::Config{"cpu", 30}));
   chunked.forward({{"strain", eps}});
   CHECK_FALSE(chunked.last_dispatch().short_circuit);
   CHECK(chunked.last_dispatch().chunks == 4);
@@ -152,17 +152,17 @@ TEST_CASE("the spec's snippets compile and run verbatim", "[dispatch][spec]")
   CHECK(out.at("stress").size(0) == 10000);
 
   // With a scheduler (the spec uses "cuda"; the CPU keeps this test runnable everywhere).
-  auto sched = std::make_shared<SimpleScheduler>(SimpleScheduler::Config{"cpu", 4096});
+  auto sched = std::make_shared<Simple>(Simple::Config{"cpu", 4096});
   auto md = load_model(path, "model", sched);
   auto out_cpu = md.forward(inputs);
   CHECK(identical(out_cpu.at("stress"), out.at("stress")));
   static_assert(std::is_same_v<decltype(md), DispatchedModel<SyncPolicy<Simple>>>,
                 "Simple picks the synchronous policy");
 
-  StaticHybridScheduler::Config cfg;
+  StaticHybrid::Config cfg;
   cfg.devices = {"cpu"};
   cfg.batch_sizes = {512};
-  auto mh = load_model(path, "model", std::make_shared<StaticHybridScheduler>(cfg));
+  auto mh = load_model(path, "model", std::make_shared<StaticHybrid>(cfg));
   static_assert(std::is_same_v<decltype(mh), DispatchedModel<AsyncPolicy<StaticHybrid>>>,
                 "StaticHybrid picks the asynchronous policy");
   auto outh = mh.forward(inputs);

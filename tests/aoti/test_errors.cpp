@@ -810,45 +810,43 @@ TEST_CASE("E38 invalid Simple configuration", "[errors]")
 {
   check_fatal(call(
                   [] {
-                    SimpleScheduler(SimpleScheduler::Config{"cpu", -1});
+                    Simple(Simple::Config{"cpu", -1});
                   }),
-              "SimpleScheduler: batch_size = -1 must be >= 0 (0 means no chunking)");
+              "Simple: batch_size = -1 must be >= 0 (0 means no chunking)");
   check_fatal(call(
                   [] {
-                    SimpleScheduler(SimpleScheduler::Config{"cpu", 8, 4});
+                    Simple(Simple::Config{"cpu", 8, 4});
                   }),
-              "SimpleScheduler: capacity = 4 < batch_size = 8");
+              "Simple: capacity = 4 < batch_size = 8");
   check_fatal(call(
                   [] {
-                    SimpleScheduler(SimpleScheduler::Config{"cpu", 8, 0, 17});
+                    Simple(Simple::Config{"cpu", 8, 0, 17});
                   }),
-              "SimpleScheduler: gpu_lanes = 17 must be between 0 (automatic) and 16");
+              "Simple: gpu_lanes = 17 must be between 0 (automatic) and 16");
   check_fatal(call([] { load_model(stub("forward_single"), "model", std::shared_ptr<Simple>()); }),
               "load_model: the scheduler is null");
 }
 
 TEST_CASE("E39 invalid StaticHybrid configuration", "[errors]")
 {
-  using Cfg = StaticHybridScheduler::Config;
-  const auto make = [](Cfg c) { return call([&] { StaticHybridScheduler s(std::move(c)); }); };
-  check_fatal(make(Cfg{{}, {4}, {}, {}}), "StaticHybridScheduler: devices is empty");
-  check_fatal(make(Cfg{{"cpu"}, {0}, {}, {}}),
-              "StaticHybridScheduler: batch_sizes[0] = 0 must be > 0");
+  using Cfg = StaticHybrid::Config;
+  const auto make = [](Cfg c) { return call([&] { StaticHybrid s(std::move(c)); }); };
+  check_fatal(make(Cfg{{}, {4}, {}, {}}), "StaticHybrid: devices is empty");
+  check_fatal(make(Cfg{{"cpu"}, {0}, {}, {}}), "StaticHybrid: batch_sizes[0] = 0 must be > 0");
   check_fatal(make(Cfg{{"cpu"}, {}, {}, {}}),
-              "StaticHybridScheduler: batch_sizes has 0 entries; expected 1 or 1 (one per device)");
+              "StaticHybrid: batch_sizes has 0 entries; expected 1 or 1 (one per device)");
   check_fatal(make(Cfg{{"cpu"}, {8}, {4}, {}}),
-              "StaticHybridScheduler: capacities[0] = 4 < batch_sizes[0] = 8");
+              "StaticHybrid: capacities[0] = 4 < batch_sizes[0] = 8");
   check_fatal(make(Cfg{{"cpu"}, {8}, {16, 16}, {}}),
-              "StaticHybridScheduler: capacities has 2 entries; expected 1 or 1 (one per device)");
+              "StaticHybrid: capacities has 2 entries; expected 1 or 1 (one per device)");
   check_fatal(make(Cfg{{"cpu", "cpu"}, {8}, {}, {}}),
-              "StaticHybridScheduler: devices[1] = 'cpu' repeats devices[0]");
+              "StaticHybrid: devices[1] = 'cpu' repeats devices[0]");
   Cfg threads{{"cpu"}, {8}, {}, {}};
   threads.cpu_threads = -2;
-  check_fatal(make(threads), "StaticHybridScheduler: cpu_threads = -2 must be >= 0 (0: automatic)");
+  check_fatal(make(threads), "StaticHybrid: cpu_threads = -2 must be >= 0 (0: automatic)");
   Cfg lanes{{"cpu"}, {8}, {}, {}};
   lanes.gpu_lanes = -1;
-  check_fatal(make(lanes),
-              "StaticHybridScheduler: gpu_lanes = -1 must be between 0 (automatic) and 16");
+  check_fatal(make(lanes), "StaticHybrid: gpu_lanes = -1 must be between 0 (automatic) and 16");
 }
 
 TEST_CASE("E40 unknown device strings", "[errors]")
@@ -873,14 +871,14 @@ TEST_CASE("E40 unknown device strings", "[errors]")
                 "model 'model': invalid device '" + device + "': " + why);
     check_fatal(call(
                     [&] {
-                      SimpleScheduler(SimpleScheduler::Config{device, 4});
+                      Simple(Simple::Config{device, 4});
                     }),
-                "SimpleScheduler: device: invalid device '" + device + "': " + why);
+                "Simple: device: invalid device '" + device + "': " + why);
     check_fatal(call(
                     [&] {
-                      StaticHybridScheduler(StaticHybridScheduler::Config{{device}, {4}, {}, {}});
+                      StaticHybrid(StaticHybrid::Config{{device}, {4}, {}, {}});
                     }),
-                "StaticHybridScheduler: devices[0]: invalid device '" + device + "': " + why);
+                "StaticHybrid: devices[0]: invalid device '" + device + "': " + why);
   }
 }
 
@@ -894,15 +892,14 @@ TEST_CASE("E41 GPU index that does not exist", "[errors]")
               "model 'model': invalid device '" + device + "': " + why);
   check_fatal(call(
                   [&] {
-                    SimpleScheduler(SimpleScheduler::Config{device, 4});
+                    Simple(Simple::Config{device, 4});
                   }),
-              "SimpleScheduler: device: invalid device '" + device + "': " + why);
-  check_fatal(
-      call(
-          [&] {
-            StaticHybridScheduler(StaticHybridScheduler::Config{{"cpu", device}, {4}, {}, {}});
-          }),
-      "StaticHybridScheduler: devices[1]: invalid device '" + device + "': " + why);
+              "Simple: device: invalid device '" + device + "': " + why);
+  check_fatal(call(
+                  [&] {
+                    StaticHybrid(StaticHybrid::Config{{"cpu", device}, {4}, {}, {}});
+                  }),
+              "StaticHybrid: devices[1]: invalid device '" + device + "': " + why);
 }
 
 TEST_CASE("E42 result buffer that does not fit", "[errors]")

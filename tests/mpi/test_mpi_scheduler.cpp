@@ -87,7 +87,7 @@ check_two_devices(const std::function<std::string(int)> & host_of)
                                         hosts[failing.front()] + "' for 2 devices"));
   else
     CHECK_THAT(error,
-               ContainsSubstring("MPISimpleScheduler: devices[1]: invalid device "
+               ContainsSubstring("MPISimple: devices[1]: invalid device "
                                  "'cuda:0'") &&
                    ContainsSubstring("(chosen by local rank " + std::to_string(first.local_rank) +
                                      " on host '" + hosts[failing.front()] + "')"));
@@ -104,11 +104,11 @@ TEST_CASE("MPISimple over MPI_COMM_WORLD with {cpu}: every rank gets the CPU", "
   const int node_rank = rank_of(node), node_size = size_of(node);
   MPI_Comm_free(&node);
 
-  MPISimpleScheduler::Config cfg;
+  MPISimple::Config cfg;
   cfg.devices = {"cpu"};
   cfg.batch_sizes = {64};
-  const MPISimpleScheduler s(cfg);
-  CHECK(s.name() == "MPISimpleScheduler");
+  const MPISimple s(cfg);
+  CHECK(s.name() == "MPISimple");
   CHECK(s.device() == at::Device(at::kCPU));
   CHECK(s.devices() == std::vector<at::Device>{at::Device(at::kCPU)});
   CHECK(s.batch_sizes() == std::vector<int64_t>{64});
@@ -198,7 +198,7 @@ TEST_CASE("fewer ranks on a node than devices is an error on every rank (m < n)"
   std::vector<int> all;
   for (int r = 0; r < size; ++r)
     all.push_back(r);
-  CHECK_THAT(error, ContainsSubstring("MPISimpleScheduler: 1 rank(s) on host 'solo-0' for 2 "
+  CHECK_THAT(error, ContainsSubstring("MPISimple: 1 rank(s) on host 'solo-0' for 2 "
                                       "devices") &&
                         ContainsSubstring("launch more ranks per node or pass fewer devices") &&
                         ContainsSubstring(raised_on(all, size)));
@@ -234,22 +234,20 @@ TEST_CASE("an invalid configuration on any rank fails on every rank", "[mpi]")
   {
     cfg.devices = {rank == 0 ? "tpu" : "cpu"};
     CHECK_THAT(construction_error(cfg),
-               ContainsSubstring("MPISimpleScheduler: devices[0]: invalid device 'tpu'") &&
+               ContainsSubstring("MPISimple: devices[0]: invalid device 'tpu'") &&
                    ContainsSubstring(raised_on({0}, size)));
   }
   SECTION("malformed devices and batch sizes, as every rank passes them")
   {
     const std::vector<std::pair<MPISimple::Config, std::string>> cases{
-        {{{}, {8}, nullptr}, "MPISimpleScheduler: devices is empty"},
-        {{{"cpu", "cpu"}, {8}, nullptr},
-         "MPISimpleScheduler: devices[1] = 'cpu' repeats devices[0]"},
+        {{{}, {8}, nullptr}, "MPISimple: devices is empty"},
+        {{{"cpu", "cpu"}, {8}, nullptr}, "MPISimple: devices[1] = 'cpu' repeats devices[0]"},
         {{{"cuda:0", "cuda"}, {8}, nullptr}, "devices[1] = 'cuda' repeats devices[0]"},
-        {{{"cpu", "cuda:x"}, {8}, nullptr},
-         "MPISimpleScheduler: devices[1]: invalid device 'cuda:x'"},
-        {{{"cpu:0"}, {8}, nullptr}, "MPISimpleScheduler: devices[0]: invalid device 'cpu:0'"},
-        {{{"cpu"}, {}, nullptr}, "MPISimpleScheduler: batch_sizes has 0 entries; expected 1 or 1"},
+        {{{"cpu", "cuda:x"}, {8}, nullptr}, "MPISimple: devices[1]: invalid device 'cuda:x'"},
+        {{{"cpu:0"}, {8}, nullptr}, "MPISimple: devices[0]: invalid device 'cpu:0'"},
+        {{{"cpu"}, {}, nullptr}, "MPISimple: batch_sizes has 0 entries; expected 1 or 1"},
         {{{"cpu"}, {1, 2}, nullptr}, "batch_sizes has 2 entries; expected 1 or 1 (one per device)"},
-        {{{"cpu"}, {-1}, nullptr}, "MPISimpleScheduler: batch_sizes[0] = -1 must be >= 0"},
+        {{{"cpu"}, {-1}, nullptr}, "MPISimple: batch_sizes[0] = -1 must be >= 0"},
     };
     for (const auto & [c, want] : cases)
     {
@@ -266,7 +264,7 @@ TEST_CASE("an invalid configuration on any rank fails on every rank", "[mpi]")
     cfg.devices =
         rank == 0 ? std::vector<std::string>{"cpu"} : std::vector<std::string>{"cpu", "cuda:0"};
     CHECK_THAT(construction_error(cfg),
-               ContainsSubstring("MPISimpleScheduler: devices has 1 entries on rank 0 but "
+               ContainsSubstring("MPISimple: devices has 1 entries on rank 0 but "
                                  "2 on rank 1 of the same host 'shared'") &&
                    ContainsSubstring(raised_on(all, size)));
   }
@@ -354,7 +352,7 @@ TEST_CASE("the spec's MPI snippet compiles and runs as written", "[mpi]")
   using namespace neml2::aoti;
   // clang-format off
   MPI_Comm sub = MPI_COMM_WORLD;
-  MPISimpleScheduler::Config cfg;
+  MPISimple::Config cfg;
   cfg.devices     = {"cuda:0", "cuda:1"};
   cfg.batch_sizes = {4096};
   cfg.comm        = &sub;   // omit for MPI_COMM_WORLD
@@ -364,7 +362,7 @@ TEST_CASE("the spec's MPI snippet compiles and runs as written", "[mpi]")
   std::optional<std::string> error;
   try
   {
-    auto m = load_model(stub("forward_single"), "model", std::make_shared<MPISimpleScheduler>(cfg));
+    auto m = load_model(stub("forward_single"), "model", std::make_shared<MPISimple>(cfg));
     const at::Tensor eps = strains(100);
     CHECK(close(m.forward({{"strain", eps}}).at("stress"),
                 load_model(stub("forward_single"), "model").forward({{"strain", eps}}).at("stress"),

@@ -99,15 +99,14 @@ TEST_CASE("AdaptiveHybrid validates its config; errors name the class and the fi
   using C = AdaptiveHybrid::Config;
   const auto msg = [](C c) { return fatal_message([&] { AdaptiveHybrid s(c); }); };
   using Catch::Matchers::ContainsSubstring;
-  CHECK_THAT(msg(C{}), ContainsSubstring("AdaptiveHybridScheduler: devices is empty"));
+  CHECK_THAT(msg(C{}), ContainsSubstring("AdaptiveHybrid: devices is empty"));
   C twice;
   twice.devices = {"cpu", "cpu"};
-  CHECK_THAT(msg(twice), ContainsSubstring("AdaptiveHybridScheduler: devices[1] = 'cpu' repeats "
+  CHECK_THAT(msg(twice), ContainsSubstring("AdaptiveHybrid: devices[1] = 'cpu' repeats "
                                            "devices[0]"));
   C bad;
   bad.devices = {"cpu", "tpu"};
-  CHECK_THAT(msg(bad),
-             ContainsSubstring("AdaptiveHybridScheduler: devices[1]: invalid device 'tpu'"));
+  CHECK_THAT(msg(bad), ContainsSubstring("AdaptiveHybrid: devices[1]: invalid device 'tpu'"));
   C absent;
   absent.devices = {"cpu", "cuda:" + std::to_string(neml2::aoti::detail::cuda_device_count())};
   CHECK_THAT(msg(absent), ContainsSubstring("devices[1]: invalid device"));
@@ -117,14 +116,14 @@ TEST_CASE("AdaptiveHybrid validates its config; errors name the class and the fi
   C bounds;
   bounds.devices = {"cpu"};
   bounds.max_chunks = {8, 8};
-  CHECK_THAT(msg(bounds), ContainsSubstring("AdaptiveHybridScheduler: max_chunks has 2 entries"));
+  CHECK_THAT(msg(bounds), ContainsSubstring("AdaptiveHybrid: max_chunks has 2 entries"));
   bounds.max_chunks = {-1};
   CHECK_THAT(msg(bounds), ContainsSubstring("max_chunks[0] = -1 must be >= 0"));
   bounds.max_chunks = {8};
   bounds.min_chunk = 16;
   CHECK_THAT(msg(bounds), ContainsSubstring("max_chunks[0] = 8 < min_chunk = 16"));
   bounds.min_chunk = 0;
-  CHECK_THAT(msg(bounds), ContainsSubstring("AdaptiveHybridScheduler: min_chunk = 0 must be >= 1"));
+  CHECK_THAT(msg(bounds), ContainsSubstring("AdaptiveHybrid: min_chunk = 0 must be >= 1"));
   bounds.min_chunk = 1;
   bounds.memory_limits = {0, 1};
   CHECK_THAT(msg(bounds), ContainsSubstring("memory_limits has 2 entries"));
@@ -139,7 +138,7 @@ TEST_CASE("AdaptiveHybrid validates its config; errors name the class and the fi
   ok.max_chunks = {100};
   ok.memory_limits = {64};
   const AdaptiveHybrid s(ok);
-  CHECK(s.name() == "AdaptiveHybridScheduler");
+  CHECK(s.name() == "AdaptiveHybrid");
   CHECK(s.batch_sizes() == std::vector<int64_t>{64}); // the tighter of the two bounds
   CHECK(s.capacities() == std::vector<int64_t>{64});
   static_assert(AdaptiveHybrid::asynchronous, "several devices at once: AsyncPolicy");
@@ -765,7 +764,7 @@ TEST_CASE("Sweep recommends a StaticHybrid config and prints it as C++", "[adapt
   CHECK(cfg.batch_sizes == std::vector<int64_t>{4096, 65536});
   CHECK(cfg.capacities == std::vector<int64_t>{8192, 131072});
   CHECK(cfg.priorities == std::vector<int64_t>{0, 1});
-  CHECK(Sweep::to_cpp(cfg) == "StaticHybridScheduler::Config cfg;\n"
+  CHECK(Sweep::to_cpp(cfg) == "StaticHybrid::Config cfg;\n"
                               "cfg.devices     = {\"cpu\", \"cuda:0\"};\n"
                               "cfg.batch_sizes = {4096, 65536};\n"
                               "cfg.capacities  = {8192, 131072};\n"

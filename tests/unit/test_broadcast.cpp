@@ -54,11 +54,11 @@ TEST_CASE("the schedulers word a bad length alike", "[broadcast]")
   s.batch_sizes = {4};
   s.capacities = {8, 8};
   CHECK(message([&] { (void)StaticHybrid{s}; }) ==
-        "StaticHybridScheduler: capacities has 2 entries; expected 1 or 1 (one per device)");
+        "StaticHybrid: capacities has 2 entries; expected 1 or 1 (one per device)");
 
   AdaptiveHybrid::Config a;
   a.devices = {"cpu"};
   a.max_chunks = {8, 8};
   CHECK(message([&] { (void)AdaptiveHybrid{a}; }) ==
-        "AdaptiveHybridScheduler: max_chunks has 2 entries; expected 1 or 1 (one per device)");
+        "AdaptiveHybrid: max_chunks has 2 entries; expected 1 or 1 (one per device)");
 }

@@ -68,12 +68,12 @@ TEST_CASE("Simple validates its config", "[scheduler]")
                  [] {
                    Simple(Simple::Config{"cpu", -1});
                  }),
-             Catch::Matchers::ContainsSubstring("SimpleScheduler: batch_size = -1 must be >= 0"));
+             Catch::Matchers::ContainsSubstring("Simple: batch_size = -1 must be >= 0"));
   CHECK_THAT(fatal_message(
                  [] {
                    Simple(Simple::Config{"cpu", 8, 4});
                  }),
-             Catch::Matchers::ContainsSubstring("SimpleScheduler: capacity = 4 < batch_size = 8"));
+             Catch::Matchers::ContainsSubstring("Simple: capacity = 4 < batch_size = 8"));
   for (const std::string bad : {"gpu", "cpu:0", "cuda:", "cuda:x", "cuda:-1", "mps", " cpu", ""})
   {
     INFO(bad);
@@ -81,8 +81,7 @@ TEST_CASE("Simple validates its config", "[scheduler]")
                    [&] {
                      Simple(Simple::Config{bad, 1});
                    }),
-               Catch::Matchers::ContainsSubstring("SimpleScheduler: device: invalid device '" +
-                                                  bad + "'"));
+               Catch::Matchers::ContainsSubstring("Simple: device: invalid device '" + bad + "'"));
   }
 }
 
@@ -102,15 +101,15 @@ TEST_CASE("StaticHybrid validates every field", "[scheduler]")
   using C = StaticHybrid::Config;
   const auto msg = [](C c) { return fatal_message([&] { StaticHybrid s(c); }); };
   using Catch::Matchers::ContainsSubstring;
-  CHECK_THAT(msg(C{{}, {1}, {}, {}}), ContainsSubstring("StaticHybridScheduler: devices is empty"));
+  CHECK_THAT(msg(C{{}, {1}, {}, {}}), ContainsSubstring("StaticHybrid: devices is empty"));
   CHECK_THAT(msg(C{{"cpu", "cpu"}, {1}, {}, {}}),
              ContainsSubstring("devices[1] = 'cpu' repeats devices[0]"));
   CHECK_THAT(msg(C{{"cpu", "tpu"}, {1}, {}, {}}),
-             ContainsSubstring("StaticHybridScheduler: devices[1]: invalid device 'tpu'"));
+             ContainsSubstring("StaticHybrid: devices[1]: invalid device 'tpu'"));
   CHECK_THAT(msg(C{{"cpu"}, {}, {}, {}}), ContainsSubstring("batch_sizes has 0 entries"));
   CHECK_THAT(msg(C{{"cpu"}, {0}, {}, {}}), ContainsSubstring("batch_sizes[0] = 0 must be > 0"));
   CHECK_THAT(msg(C{{"cpu"}, {4}, {2}, {}}),
-             ContainsSubstring("StaticHybridScheduler: capacities[0] = 2 < batch_sizes[0] = 4"));
+             ContainsSubstring("StaticHybrid: capacities[0] = 2 < batch_sizes[0] = 4"));
   CHECK_THAT(msg(C{{"cpu"}, {4}, {8, 8}, {}}), ContainsSubstring("capacities has 2 entries"));
   CHECK_THAT(msg(C{{"cpu"}, {4}, {}, {1, 2}}), ContainsSubstring("priorities has 2 entries"));
 
@@ -229,7 +228,7 @@ TEST_CASE("MPISimple before MPI_Init says that MPI_Init must be called first", "
   cfg.devices = {"cpu"};
   cfg.batch_sizes = {16};
   CHECK_THAT(fatal_message([&] { MPISimple s(cfg); }),
-             Catch::Matchers::ContainsSubstring("MPISimpleScheduler: MPI is not initialized") &&
+             Catch::Matchers::ContainsSubstring("MPISimple: MPI is not initialized") &&
                  Catch::Matchers::ContainsSubstring("MPI_Init"));
 }
 #endif

@@ -18,8 +18,8 @@ namespace neml2::aoti
  *
  * @code
  * std::shared_ptr<Scheduler> s;
- * if (hybrid) s = std::make_shared<StaticHybridScheduler>(hybrid_cfg);
- * else        s = std::make_shared<SimpleScheduler>(SimpleScheduler::Config{"cpu", 4096});
+ * if (hybrid) s = std::make_shared<StaticHybrid>(hybrid_cfg);
+ * else        s = std::make_shared<Simple>(Simple::Config{"cpu", 4096});
  * AnyDispatchedModel m = load_model("aoti/model_aoti.i", "model", s);
  * auto out = m.forward(inputs);
  * @endcode

@@ -41,7 +41,7 @@ namespace neml2::aoti
  * model is ready for the next call and the caller's tensors are untouched.
  *
  * @code
- * auto sched = std::make_shared<SimpleScheduler>(SimpleScheduler::Config{"cpu", 4096});
+ * auto sched = std::make_shared<Simple>(Simple::Config{"cpu", 4096});
  * DispatchedModel<SyncPolicy<Simple>> m("aoti/model_aoti.i", "model", sched);
  * auto out = m.forward({{"strain", strain}});
  * @endcode

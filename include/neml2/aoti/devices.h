@@ -18,7 +18,7 @@ namespace neml2::aoti
  * Asked anew on each call (a cheap query of the CUDA runtime).
  *
  * @code
- * AdaptiveHybridScheduler::Config cfg;
+ * AdaptiveHybrid::Config cfg;
  * cfg.devices = neml2::aoti::devices(); // the CPU and every GPU
  * const bool has_gpu = neml2::aoti::devices().size() > 1;
  * @endcode

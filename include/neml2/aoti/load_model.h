@@ -40,7 +40,7 @@ load_model(const std::string & path, const std::string & name)
  * (schedulers/concept.h).
  *
  * @code
- * auto sched = std::make_shared<SimpleScheduler>(SimpleScheduler::Config{"cuda", 4096});
+ * auto sched = std::make_shared<Simple>(Simple::Config{"cuda", 4096});
  * auto md = load_model("aoti/model_aoti.i", "model", sched);
  * @endcode
  */

@@ -61,9 +61,9 @@ namespace neml2::aoti
  * thread at any time.
  *
  * @code
- * AdaptiveHybridScheduler::Config cfg;
+ * AdaptiveHybrid::Config cfg;
  * cfg.devices = neml2::aoti::devices(); // the CPU and every GPU this process sees
- * auto sched = std::make_shared<AdaptiveHybridScheduler>(cfg);
+ * auto sched = std::make_shared<AdaptiveHybrid>(cfg);
  * auto m = load_model("aoti/model_aoti.i", "model", sched); // AsyncPolicy<AdaptiveHybrid>
  * const TensorMap in{{"strain", at::rand({1000000, 6}, at::kDouble) * 1e-3}};
  * const TensorMap out = m.forward(in); // the first calls probe; later ones are balanced
@@ -103,7 +103,7 @@ public:
   /// @brief The configuration as given.
   const Config & config() const { return _config; }
   /// @copydoc Scheduler::name
-  std::string name() const override { return "AdaptiveHybridScheduler"; }
+  std::string name() const override { return "AdaptiveHybrid"; }
 
   /// @copydoc Scheduler::begin
   void begin(std::uint64_t client, int64_t batch) const noexcept override;
@@ -209,7 +209,7 @@ inline AdaptiveHybrid::AdaptiveHybrid(Config config)
     : _config(std::move(config)),
       _history(_config.devices.size())
 {
-  const std::string cls = "AdaptiveHybridScheduler: ";
+  const std::string cls = "AdaptiveHybrid: ";
   const std::size_t n = _config.devices.size();
   _devices = detail::parse_device_list(_config.devices, cls, !_config.virtual_devices);
   if (_config.min_chunk < 1)
@@ -417,10 +417,10 @@ inline std::vector<int64_t>
 AdaptiveHybrid::bounds(const std::vector<int64_t> & v, const std::string & field) const
 {
   const std::size_t n = _config.devices.size();
-  const auto out = detail::broadcast(v, n, "AdaptiveHybridScheduler: ", field, 0);
+  const auto out = detail::broadcast(v, n, "AdaptiveHybrid: ", field, 0);
   for (std::size_t i = 0; i < n; ++i)
     if (out[i] < 0)
-      throw FatalError("AdaptiveHybridScheduler: " + field + "[" + std::to_string(i) +
+      throw FatalError("AdaptiveHybrid: " + field + "[" + std::to_string(i) +
                        "] = " + std::to_string(out[i]) + " must be >= 0 (0: no bound)");
   return out;
 }

@@ -38,11 +38,11 @@ namespace neml2::aoti
  * rank's host name, so that one machine can play several nodes.
  *
  * @code
- * MPISimpleScheduler::Config cfg;
+ * MPISimple::Config cfg;
  * cfg.devices     = {"cuda:0", "cuda:1"};
  * cfg.batch_sizes = {4096};
  * cfg.comm        = &sub;   // omit for MPI_COMM_WORLD
- * auto m = load_model("aoti/model_aoti.i", "model", std::make_shared<MPISimpleScheduler>(cfg));
+ * auto m = load_model("aoti/model_aoti.i", "model", std::make_shared<MPISimple>(cfg));
  * @endcode
  *
  * @par Thread safety
@@ -85,7 +85,7 @@ public:
   /// @brief The host name this rank was grouped by.
   const std::string & host() const { return _host; }
   /// @copydoc Scheduler::name
-  std::string name() const override { return "MPISimpleScheduler"; }
+  std::string name() const override { return "MPISimple"; }
 
   /// @brief Chunks of this rank's batch size in turn, as Simple does (greedy_next()).
   std::optional<Assignment> next(const std::vector<int64_t> & load,
@@ -112,7 +112,7 @@ private:
 #ifndef NEML2_MPI
 inline MPISimple::MPISimple(Config config) : _config(std::move(config))
 {
-  throw FatalError("MPISimpleScheduler: this program was built without MPI support: "
+  throw FatalError("MPISimple: this program was built without MPI support: "
                    "reconfigure NEML2 with -DNEML2_MPI=ON and link MPI");
 }
 #endif

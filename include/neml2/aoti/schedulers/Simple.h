@@ -20,7 +20,7 @@ namespace neml2::aoti
  * points in flight on a worker thread so copies overlap compute.
  *
  * @code
- * auto sched = std::make_shared<SimpleScheduler>(SimpleScheduler::Config{"cuda", 4096});
+ * auto sched = std::make_shared<Simple>(Simple::Config{"cuda", 4096});
  * auto md = load_model("aoti/model_aoti.i", "model", sched);
  * @endcode *
  * @par Thread safety
@@ -45,14 +45,14 @@ public:
   /// @brief Validate @p config; errors name the class and the field.
   explicit Simple(Config config) : _config(std::move(config))
   {
-    _devices = {detail::parse_device(_config.device, "SimpleScheduler: device")};
+    _devices = {detail::parse_device(_config.device, "Simple: device")};
     if (_config.batch_size < 0)
-      throw FatalError("SimpleScheduler: batch_size = " + std::to_string(_config.batch_size) +
+      throw FatalError("Simple: batch_size = " + std::to_string(_config.batch_size) +
                        " must be >= 0 (0 means no chunking)");
     if (_config.capacity < 0 || (_config.capacity > 0 && _config.capacity < _config.batch_size))
-      throw FatalError("SimpleScheduler: capacity = " + std::to_string(_config.capacity) +
+      throw FatalError("Simple: capacity = " + std::to_string(_config.capacity) +
                        " < batch_size = " + std::to_string(_config.batch_size));
-    _gpu_lanes = checked_gpu_lanes("SimpleScheduler: ", _config.gpu_lanes);
+    _gpu_lanes = checked_gpu_lanes("Simple: ", _config.gpu_lanes);
     _batch_sizes = {_config.batch_size};
     _capacities = {_config.capacity > 0
                        ? _config.capacity
@@ -65,7 +65,7 @@ public:
   /// @brief The one device.
   const at::Device & device() const { return _devices.front(); }
   /// @copydoc Scheduler::name
-  std::string name() const override { return "SimpleScheduler"; }
+  std::string name() const override { return "Simple"; }
 
   /// @brief Chunks of batch_size in turn, at most capacity points in flight (greedy_next()).
   std::optional<Assignment> next(const std::vector<int64_t> & load,

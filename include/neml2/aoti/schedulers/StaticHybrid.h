@@ -22,10 +22,10 @@ namespace neml2::aoti
  * intra-op thread pool) plus distinct GPUs.
  *
  * @code
- * StaticHybridScheduler::Config cfg;
+ * StaticHybrid::Config cfg;
  * cfg.devices     = {"cpu", "cuda:0", "cuda:1"};
  * cfg.batch_sizes = {512, 4096, 4096};
- * auto m = load_model("aoti/model_aoti.i", "model", std::make_shared<StaticHybridScheduler>(cfg));
+ * auto m = load_model("aoti/model_aoti.i", "model", std::make_shared<StaticHybrid>(cfg));
  * @endcode *
  * @par Thread safety
  * Immutable after construction: handles may share it and dispatch at once.
@@ -54,7 +54,7 @@ public:
   /// @brief Validate @p config; errors name the class, the field and the index.
   explicit StaticHybrid(Config config) : _config(std::move(config))
   {
-    const std::string cls = "StaticHybridScheduler: ";
+    const std::string cls = "StaticHybrid: ";
     const std::size_t n = _config.devices.size();
     _devices = detail::parse_device_list(_config.devices, cls, !_config.virtual_devices);
     _batch_sizes = detail::broadcast(_config.batch_sizes, n, cls, "batch_sizes");
@@ -80,7 +80,7 @@ public:
   /// @brief The configuration as given.
   const Config & config() const { return _config; }
   /// @copydoc Scheduler::name
-  std::string name() const override { return "StaticHybridScheduler"; }
+  std::string name() const override { return "StaticHybrid"; }
 
   /// @brief The highest-priority device with spare capacity gets the next chunk (greedy_next()).
   std::optional<Assignment> next(const std::vector<int64_t> & load,

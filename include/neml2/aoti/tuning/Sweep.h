@@ -133,7 +133,7 @@ public:
         os << (i ? ", " : "") << (quote ? "\"" : "") << v[i] << (quote ? "\"" : "");
       os << "};\n";
     };
-    os << "StaticHybridScheduler::Config cfg;\n";
+    os << "StaticHybrid::Config cfg;\n";
     os << "cfg.devices     = ";
     list(cfg.devices, true);
     os << "cfg.batch_sizes = ";

@@ -96,7 +96,7 @@ agree_or_throw(MPI_Comm comm, const std::string & error)
 
 inline MPISimple::MPISimple(Config config) : _config(std::move(config))
 {
-  const std::string cls = "MPISimpleScheduler: ";
+  const std::string cls = "MPISimple: ";
 
   // Misuse that no other rank can share: report it here, before any collective.
   int initialized = 0, finalized = 0;
