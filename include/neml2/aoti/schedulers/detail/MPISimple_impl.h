@@ -132,10 +132,11 @@ inline MPISimple::MPISimple(Config config) : _config(std::move(config))
   // 1. The configuration, syntax only: a device need only exist on the rank that uses it.
   const std::size_t n = _config.devices.size();
   std::vector<at::Device> devices;
+  std::vector<int64_t> bs; // one batch size per device
   try
   {
     devices = detail::parse_device_list(_config.devices, cls, false);
-    const auto bs = detail::broadcast(_config.batch_sizes, n, cls, "batch_sizes");
+    bs = detail::broadcast(_config.batch_sizes, n, cls, "batch_sizes");
     for (std::size_t i = 0; i < bs.size(); ++i)
       if (bs[i] < 0)
         throw FatalError(cls + "batch_sizes[" + std::to_string(i) + "] = " + std::to_string(bs[i]) +
@@ -216,8 +217,7 @@ inline MPISimple::MPISimple(Config config) : _config(std::move(config))
 
   detail::agree_or_throw(comm, error);
 
-  const int64_t batch_size =
-      _config.batch_sizes.size() == 1 ? _config.batch_sizes.front() : _config.batch_sizes[index];
+  const int64_t batch_size = bs[index];
   _devices = {devices[index]};
   _batch_sizes = {batch_size};
   _capacities = {default_capacity(_devices.front(), batch_size, _gpu_lanes)};
