@@ -9,7 +9,7 @@
 
 #include <unistd.h>
 
-#include "neml2/aoti/artifact/Meta.h"
+#include "neml2/aoti/artifact/read_meta.h"
 
 namespace
 {

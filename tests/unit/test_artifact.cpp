@@ -8,7 +8,7 @@
 
 #include <unistd.h>
 
-#include "neml2/aoti/artifact/Meta.h"
+#include "neml2/aoti/artifact/read_meta.h"
 #include "neml2/aoti/artifact/Stub.h"
 
 using namespace neml2::aoti;

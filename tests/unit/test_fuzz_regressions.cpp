@@ -8,7 +8,7 @@
 
 #include <unistd.h>
 
-#include "neml2/aoti/artifact/Meta.h"
+#include "neml2/aoti/artifact/read_meta.h"
 
 using namespace neml2::aoti;
 namespace fs = std::filesystem;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "neml2/aoti/artifact/Meta.h"
+#include "neml2/aoti/artifact/parse_json.h"
 
 using neml2::aoti::detail::Json;
 using neml2::aoti::detail::JsonKind;

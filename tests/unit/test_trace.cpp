@@ -11,7 +11,7 @@
 
 #include <unistd.h>
 
-#include "neml2/aoti/artifact/Meta.h"
+#include "neml2/aoti/artifact/parse_json.h"
 #include "neml2/aoti/observers/ChromeTrace.h"
 
 namespace fs = std::filesystem;

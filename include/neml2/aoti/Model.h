@@ -2,7 +2,6 @@
 #pragma once
 
 #include <filesystem>
-#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -15,73 +14,19 @@
 #include <torch/csrc/inductor/aoti_package/model_package_loader.h>
 
 #include "neml2/aoti/Exception.h"
-#include "neml2/aoti/artifact/Meta.h"
+#include "neml2/aoti/artifact/read_meta.h"
 #include "neml2/aoti/artifact/Stub.h"
+#include "neml2/aoti/detail/loader.h"
+#include "neml2/aoti/detail/parameters.h"
+#include "neml2/aoti/detail/parse_device.h"
 #include "neml2/aoti/detail/prepare.h"
 #include "neml2/aoti/detail/returns.h"
-#include "neml2/aoti/detail/staging.h"
-#include "neml2/aoti/detail/parse_device.h"
-#include "neml2/aoti/detail/parameters.h"
 #include "neml2/aoti/detail/settings.h"
-#include "neml2/aoti/detail/zip.h"
+#include "neml2/aoti/detail/staging.h"
 #include "neml2/aoti/types.h"
 
 namespace neml2::aoti
 {
-namespace detail
-{
-/**
- * The number of tensors in part @p which (0: inputs, 1: outputs) of a compiled graph's
- * call spec: the leaves of the pytree spec torch stores with the graph, e.g.
- * `[1, {"type": "builtins.tuple", ..., "children_spec": [...]}]`, where a leaf has type
- * null. Empty when the loader gives no spec or one in a form this reader does not know
- * (then nothing is checked).
- */
-inline std::optional<std::size_t>
-call_spec_leaves(torch::inductor::AOTIModelPackageLoader & loader, std::size_t which)
-{
-  std::vector<std::string> specs;
-  try
-  {
-    specs = loader.get_call_spec();
-  }
-  catch (...)
-  {
-    return std::nullopt;
-  }
-  if (which >= specs.size())
-    return std::nullopt;
-  // Not parse_json: a spec this reader cannot read means "not checked", not an error.
-  const Json root = Json::parse(specs[which], nullptr, /*allow_exceptions=*/false);
-  if (!root.is_array() || root.size() != 2)
-    return std::nullopt;
-  std::size_t leaves = 0;
-  bool known = true;
-  // Bounded: the spec comes from a file, and a hostile one could nest deeply.
-  constexpr int max_depth = 64;
-  const std::function<void(const Json &, int)> walk = [&](const Json & node, int depth)
-  {
-    if (depth > max_depth)
-    {
-      known = false;
-      return;
-    }
-    const auto type = node.is_object() ? node.find("type") : node.end();
-    const auto children = node.is_object() ? node.find("children_spec") : node.end();
-    if (type == node.end() || children == node.end() || !children->is_array())
-    {
-      known = false;
-      return;
-    }
-    if (type->is_null())
-      ++leaves;
-    for (const auto & c : *children)
-      walk(c, depth + 1);
-  };
-  walk(root[1], 0);
-  return known ? std::optional<std::size_t>(leaves) : std::nullopt;
-}
-} // namespace detail
 
 /**
  * @brief A compiled material model on one device.
@@ -134,10 +79,10 @@ public:
             for (const auto & [g, spec] : _meta.graphs)
             {
               _return_shapes[g] = return_shapes(spec);
-              _loaders[g] = load_graph(context, g, spec.file, spec.args.size());
+              _loaders[g] = detail::load_graph(context, g, spec.file, spec.args.size(), _device);
               if (!spec.into.empty())
-                _into_loaders[g] = load_graph(context, g, spec.into,
-                                              spec.args.size() + written_slots(spec).size());
+                _into_loaders[g] = detail::load_graph(
+                    context, g, spec.into, spec.args.size() + written_slots(spec).size(), _device);
             }
             const auto opts = at::TensorOptions().dtype(_meta.dtype).device(_device);
             for (const auto & p : _meta.parameters)
@@ -356,43 +301,6 @@ public:
   }
 
 private:
-  /// Load the package @p file of graph @p g, which must take @p args arguments.
-  std::unique_ptr<torch::inductor::AOTIModelPackageLoader>
-  load_graph(const std::string & context, Graph g, const std::filesystem::path & file,
-             std::size_t args) const
-  {
-    // The loader checks no checksum: a damaged library inside the package would load and
-    // crash the host at its first call, so refuse it here.
-    detail::FileBytes bytes(file);
-    const std::string damage = bytes.ok() ? detail::zip_damage(bytes) : "cannot be read";
-    if (!damage.empty())
-      throw FatalError(context + ": cannot load graph '" + graph_name(g) + "' from '" +
-                       file.string() + "': corrupted package: " + damage +
-                       ": recompile the model with neml2-compile");
-    std::unique_ptr<torch::inductor::AOTIModelPackageLoader> loader;
-    try
-    {
-      loader = std::make_unique<torch::inductor::AOTIModelPackageLoader>(
-          file.string(), "model", false, 1,
-          _device.is_cuda() ? _device.index() : c10::DeviceIndex(-1));
-    }
-    catch (...)
-    {
-      rethrow_normalized(context + ": cannot load graph '" + graph_name(g) + "' from '" +
-                         file.string() + "'");
-    }
-    // A graph called with another number of arguments than it was compiled for reads past
-    // them (torch 2.11 checks nothing and crashes): compare first.
-    const auto taken = detail::call_spec_leaves(*loader, 0);
-    if (taken && *taken != args)
-      throw FatalError(context + ": graph '" + graph_name(g) + "' in '" + file.string() +
-                       "' takes " + std::to_string(*taken) + " inputs, model_meta.json declares " +
-                       std::to_string(args) +
-                       ": the graph files and model_meta.json do not match; recompile "
-                       "the model with neml2-compile");
-    return loader;
-  }
-
   /// The parameter tensor, checked: the user may have replaced it in the map.
   const at::Tensor & parameter(const std::string & name) const
   {
