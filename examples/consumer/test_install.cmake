@@ -32,7 +32,7 @@ set(_prefix "${WORK_DIR}/prefix")
 run("cmake --install" "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${_prefix}")
 file(GLOB_RECURSE _config "${_prefix}/neml2Config.cmake")
 foreach(_file include/neml2/aoti.h include/neml2/csrc/dispatchers/factory.h
-              share/neml2/python/neml2/compile.py)
+              share/neml2/python/neml2/compile/__init__.py)
   if(NOT EXISTS "${_prefix}/${_file}")
     message(FATAL_ERROR "the install has no ${_file}")
   endif()

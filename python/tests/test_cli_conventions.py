@@ -14,6 +14,7 @@ import torch
 import neml2
 from neml2 import compile as nc
 from neml2 import run as nr
+from neml2.compile import workers as compile_workers
 
 from .conftest import run_module
 from .test_compile_cli import ELASTIC, TWO_MODELS
@@ -31,7 +32,7 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         graphs.append(module.graph)
         path.write_bytes(b"fake")
 
-    monkeypatch.setattr(nc, "compile_graph", write)
+    monkeypatch.setattr(compile_workers, "compile_graph", write)
     return graphs
 
 

@@ -17,6 +17,7 @@ import pytest
 import torch
 
 from neml2 import compile as nc
+from neml2.compile import workers as compile_workers
 
 from .conftest import FIXTURES, PYTHON_DIR, fixture_flags, require_loadable
 from .test_compile_cli import ELASTIC
@@ -33,7 +34,7 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Calls:
         calls.append(path)
         path.write_bytes(module.graph.encode() * 10)
 
-    monkeypatch.setattr(nc, "compile_graph", write)
+    monkeypatch.setattr(compile_workers, "compile_graph", write)
     return calls
 
 
@@ -63,7 +64,7 @@ def test_a_failed_force_keeps_the_previous_folder(
         if module.graph == "jvp":
             raise RuntimeError("injected")
 
-    monkeypatch.setattr(nc, "compile_graph", half_then_fail)
+    monkeypatch.setattr(compile_workers, "compile_graph", half_then_fail)
     status, _, err = compile_here(capsys, *argv, "--force")
     assert status == 2
     assert err.startswith("neml2-compile: error: compiling jvp for cpu failed"), err
@@ -90,7 +91,7 @@ def test_ctrl_c_during_force_keeps_the_previous_artifact(
         if len(calls) == 2:
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(nc, "compile_graph", interrupted)
+    monkeypatch.setattr(compile_workers, "compile_graph", interrupted)
     source = FIXTURES / "elastic_promoted" / "model.i"
     flags = fixture_flags("elastic_promoted")
     status, _, err = compile_here(capsys, source, "--model", "model", *flags, "--force", "-o", out)

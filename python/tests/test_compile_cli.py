@@ -19,6 +19,7 @@ import pytest
 import torch
 
 from neml2 import compile as nc
+from neml2.compile import workers as compile_workers
 
 from .conftest import FIXTURES, run_module
 from .test_cli import assert_user_error
@@ -56,7 +57,7 @@ def fake_compile(monkeypatch: pytest.MonkeyPatch) -> Compiled:
         calls.append((device.type, module.graph, dtype))
         path.write_bytes(module.graph.encode() * 10)
 
-    monkeypatch.setattr(nc, "compile_graph", fake)
+    monkeypatch.setattr(compile_workers, "compile_graph", fake)
     return calls
 
 
