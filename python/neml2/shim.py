@@ -18,7 +18,8 @@ import torch
 from . import artifact, hit, renames, validate
 from .errors import ArtifactError, Neml2Error
 from .models import Model, Variable, model_section
-from .models.base import Batch, Blocks, Status, Tensors, raise_if_failed, refuse_unknown
+from .models.base import Blocks, Status, Tensors, raise_if_failed, refuse_unknown
+from .models.batch import Batch
 from .models.sub_batch import build_with_settings
 from .runtime import use_system_cxx_runtime
 from .solvers import SETTINGS, checked_settings
@@ -188,7 +189,7 @@ class CompiledModel:
             )
             raise Neml2Error(f"model '{self.name}': {graph} was not compiled; {hint}")
         spec = self.meta["graphs"][graph]
-        call = Batch(self.name)
+        call = Batch(self.name, Model.dtype)
         checked: dict[str, Tensors] = {}
         for role, tensors in given.items():
             renamed = self._renamed_outputs if role == "cotangent" else self._renamed_inputs

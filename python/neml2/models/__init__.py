@@ -26,16 +26,7 @@ from . import (  # noqa: F401
     scalar_functions,
     viscoelasticity,
 )
-from .base import (
-    Evaluation,
-    Model,
-    Status,
-    Variable,
-    build_model,
-    model_section,
-    model_types,
-    register,
-)
+from .base import Evaluation, Model, Status, Variable, model_section
 from .combination import ScalarLinearCombination, SR2LinearCombination
 from .composed import ComposedModel
 from .elasticity import LinearIsotropicElasticity
@@ -56,6 +47,7 @@ from .plasticity import (
     VoceIsotropicHardening,
     YieldFunction,
 )
+from .registry import build_model, model_types, register
 from .thermal import ThermalEigenstrain
 from .time_integration import _variants as _time_integration  # noqa: F401 (registers)
 from .viscoplasticity import J2Viscoplasticity

@@ -13,8 +13,9 @@ from collections.abc import Mapping
 
 import torch
 
-from .base import Blocks, Tensors, register
+from .base import Blocks, Tensors
 from .plasticity import SCALAR, SR2, Block
+from .registry import register
 
 
 class _TwoStageThermalAnnealing(Block):

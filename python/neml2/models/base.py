@@ -1,4 +1,4 @@
-"""The material model base class, its derivative contractions and the registry of model types.
+"""The material model base class and its derivative contractions.
 
 A model declares ordered inputs and outputs (each with the base shape of one material
 point) and named parameters. An explicit model writes three analytic kernels,
@@ -18,12 +18,14 @@ can trace them with parameters either baked or passed as graph inputs; the publi
 methods (``forward``, ``jvp``, ...) validate their arguments first, accept unbatched
 ``(*base)`` inputs next to batched ones as the C++ runtime does, and raise
 :class:`~neml2.errors.ConvergenceError` when a point of an implicit model did not converge.
+
+The registry of model types is :mod:`.registry`; the check of one call's batch
+arguments is :class:`~neml2.models.batch.Batch`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +37,7 @@ from ..errors import ConvergenceError, HitError, Neml2Error
 from ..hit import _NUMBER, Section
 from ..solvers import checked_settings, solver_table
 from ..tensors import base_shape
+from .batch import Batch
 
 Tensors = dict[str, torch.Tensor]
 Blocks = dict[str, dict[str, torch.Tensor]]
@@ -322,7 +325,7 @@ class Model:
 
     def forward(self, inputs: Mapping[str, torch.Tensor]) -> Tensors:
         """Every output at the given inputs (each batched ``(B, *shape)`` or one point)."""
-        call = Batch(self.name)
+        call = Batch(self.name, self.dtype)
         x = self._checked(call, "input", inputs, self.inputs)
         ev = self.evaluate(call.expand(x, self.inputs), self.parameters)
         raise_if_failed(self.name, ev.status)
@@ -336,7 +339,7 @@ class Model:
         An input without a tangent has a zero tangent; with no tangents at all every
         output's derivative is zero, as the compiled model returns it.
         """
-        call = Batch(self.name)
+        call = Batch(self.name, self.dtype)
         x = self._checked(call, "input", inputs, self.inputs)
         wrt = [v for v in self.inputs if v.name in tangents]
         v = self._checked(call, "tangent", tangents, wrt)
@@ -352,7 +355,7 @@ class Model:
 
     def jacobian(self, inputs: Mapping[str, torch.Tensor]) -> Blocks:
         """Every block ``[output][input]``; one that does not depend on the batch unbatched."""
-        call = Batch(self.name)
+        call = Batch(self.name, self.dtype)
         x = self._checked(call, "input", inputs, self.inputs)
         ev = self.evaluate(call.expand(x, self.inputs), self.parameters, jacobian=True)
         raise_if_failed(self.name, ev.status)
@@ -366,7 +369,7 @@ class Model:
 
     def param_jacobian(self, inputs: Mapping[str, torch.Tensor]) -> Blocks:
         """Every block ``[output][parameter]``; one that does not depend on the batch unbatched."""
-        call = Batch(self.name)
+        call = Batch(self.name, self.dtype)
         x = self._checked(call, "input", inputs, self.inputs)
         ev = self.evaluate(call.expand(x, self.inputs), self.parameters, param_jacobian=True)
         raise_if_failed(self.name, ev.status)
@@ -382,7 +385,7 @@ class Model:
         self, inputs: Mapping[str, torch.Tensor], cotangents: Mapping[str, torch.Tensor]
     ) -> Tensors:
         """Adjoint of every parameter; an output without a cotangent has a zero cotangent."""
-        call = Batch(self.name)
+        call = Batch(self.name, self.dtype)
         x = self._checked(call, "input", inputs, self.inputs)
         c = self._checked(call, "cotangent", cotangents, self.outputs, missing_is_zero=True)
         ev = self.evaluate(call.expand(x, self.inputs), self.parameters, param_jacobian=True)
@@ -486,97 +489,6 @@ def raise_if_failed(model: str, status: Status | None) -> None:
         )
 
 
-def _names(variables: Sequence[Variable]) -> str:
-    return ", ".join(v.name for v in variables) or "none"
-
-
-def shape_text(shape: Sequence[int | str]) -> str:
-    """A shape as the C++ runtime writes it: ``(6,)``, ``(B, 6)``, ``()``."""
-    inner = ", ".join(map(str, shape))
-    return f"({inner},)" if len(shape) == 1 else f"({inner})"
-
-
-class Batch:
-    """One call's batch: checks each tensor against its variable and agrees on one size B.
-
-    A tensor is either batched, ``(B, *shape)``, or unbatched, ``(*shape)``, as in the
-    C++ runtime; unbatched ones are expanded to every point. When nothing is batched
-    the call is evaluated as B = 1 and :meth:`unbatch` drops that dimension again.
-    """
-
-    def __init__(self, model: str) -> None:
-        self.model = model
-        self.size: int | None = None
-        self.owner = ""
-        self.device: torch.device | None = None
-
-    @property
-    def batched(self) -> bool:
-        return self.size is not None
-
-    def take(
-        self,
-        given: Mapping[str, torch.Tensor],
-        expected: Sequence[Variable],
-        role: str,
-        missing_is_zero: bool = False,
-    ) -> Tensors:
-        """The tensors named by ``expected``, checked; missing ones are an error or zero."""
-        checked: Tensors = {}
-        for var in expected:
-            if var.name not in given:
-                if missing_is_zero:
-                    continue
-                raise Neml2Error(
-                    f"model '{self.model}': missing {role} '{var.name}' "
-                    f"(expected {role}s: {_names(expected)})"
-                )
-            value = given[var.name]
-            item = f"{role} '{var.name}'"
-            if not isinstance(value, torch.Tensor):
-                raise Neml2Error(f"model '{self.model}': {item} is not a tensor")
-            if self.device is None:
-                self.device = value.device
-            shape = tuple(value.shape)
-            if shape == var.shape:
-                checked[var.name] = value
-                continue
-            if len(shape) != len(var.shape) + 1 or shape[1:] != var.shape:
-                raise Neml2Error(
-                    f"model '{self.model}': {item} has shape {shape_text(shape)}, "
-                    f"expected {shape_text(var.shape)} or {shape_text(('B', *var.shape))}"
-                )
-            if self.size is not None and shape[0] != self.size:
-                raise Neml2Error(
-                    f"model '{self.model}': batch sizes disagree: {item} has {shape[0]} "
-                    f"but {self.owner} has {self.size}"
-                )
-            self.size, self.owner = shape[0], item
-            checked[var.name] = value
-        return checked
-
-    def expand(self, tensors: Mapping[str, torch.Tensor], expected: Sequence[Variable]) -> Tensors:
-        """Every tensor as ``(B, *shape)``; a missing one (zero by convention) as zeros."""
-        n = 1 if self.size is None else self.size
-        out: Tensors = {}
-        for var in expected:
-            value = tensors.get(var.name)
-            if value is None:
-                out[var.name] = torch.zeros((n, *var.shape), dtype=Model.dtype, device=self.device)
-            elif tuple(value.shape) == var.shape:
-                out[var.name] = value.unsqueeze(0).expand((n, *var.shape))
-            else:
-                out[var.name] = value
-        return out
-
-    def unbatch_one(self, tensor: torch.Tensor) -> torch.Tensor:
-        """A per-point result without its batch dimension when nothing was batched."""
-        return tensor if self.batched else tensor.squeeze(0)
-
-    def unbatch(self, tensors: Mapping[str, torch.Tensor]) -> Tensors:
-        return {name: self.unbatch_one(t) for name, t in tensors.items()}
-
-
 def _apply(
     block: torch.Tensor, v: torch.Tensor, of_shape: tuple[int, ...], wrt_size: int, batched: bool
 ) -> torch.Tensor:
@@ -635,53 +547,6 @@ def _pull_back(
     else:
         out = torch.matmul(flat_c.sum(0, keepdim=True), block.reshape(of_size, param_size))
     return out.reshape(param_shape)
-
-
-_REGISTRY: dict[str, type[Model]] = {}
-
-
-def register(cls: type[Model]) -> type[Model]:
-    """Class decorator: make ``cls`` buildable from ``type = <cls.type_name>``."""
-    _REGISTRY[cls.type_name] = cls
-    return cls
-
-
-def model_types() -> list[str]:
-    return sorted(_REGISTRY)
-
-
-def nearest(word: str, choices: Sequence[str]) -> str | None:
-    """The choice closest to a misspelt ``word`` (case-insensitive), if any is close."""
-    lowered = {c.lower(): c for c in choices}
-    match = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.6)
-    return lowered[match[0]] if match else None
-
-
-def build_model(section: Section) -> Model:
-    """Build the model described by a ``[Models/<name>]`` block."""
-    type_name = section.string("type")
-    cls = _REGISTRY.get(type_name)
-    if cls is None:
-        close = nearest(type_name, model_types())
-        hint = f"did you mean '{close}'? " if close else ""
-        raise section.error(
-            "type",
-            f"[{section.full_name}]: unknown model type '{type_name}'; {hint}"
-            f"known types: {', '.join(model_types())}",
-        )
-    for key in section.params:
-        if key != "type" and key not in cls.options:
-            close = nearest(key, sorted(cls.options))
-            hint = f"did you mean '{close}'? " if close else ""
-            raise section.error(
-                key,
-                f"[{section.full_name}]: unknown parameter '{key}' for {type_name}; {hint}"
-                f"expected one of: {', '.join(sorted(cls.options))}",
-            )
-    from .coupling import build_coupled, couplings  # builds on this module
-
-    found = couplings(section)
-    return build_coupled(cls, section, found) if found else cls.from_hit(section)
 
 
 def spelling(section: Section, *keys: str) -> str | None:

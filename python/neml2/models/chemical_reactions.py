@@ -20,9 +20,10 @@ from collections.abc import Mapping, Sequence
 import torch
 
 from ..hit import Section
-from .base import Blocks, Leaf, Model, Tensors, Variable, check_distinct, register, variable_name
+from .base import Blocks, Leaf, Model, Tensors, Variable, check_distinct, variable_name
 from .coupling import COUPLABLE
 from .plasticity import SCALAR, Block
+from .registry import register
 
 __all__ = [
     "AvramiErofeevNucleation",

@@ -19,8 +19,9 @@ import torch
 
 from ..hit import Section
 from ..tensors import base_shape
-from .base import Blocks, Tensors, register
+from .base import Blocks, Tensors
 from .plasticity import SCALAR, Block
+from .registry import register
 
 __all__ = [
     "BenzeggaghKenaneFullSeparation",

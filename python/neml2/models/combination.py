@@ -15,7 +15,8 @@ from typing import ClassVar
 import torch
 
 from ..hit import Section
-from .base import Blocks, Model, Tensors, Variable, from_and_to, register, spelling
+from .base import Blocks, Model, Tensors, Variable, from_and_to, spelling
+from .registry import register
 
 
 class LinearCombination(Model):

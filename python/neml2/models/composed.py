@@ -18,18 +18,8 @@ from typing import ClassVar
 import torch
 
 from ..hit import Section
-from .base import (
-    Blocks,
-    Evaluation,
-    Model,
-    SecondOrder,
-    Status,
-    Variable,
-    build_model,
-    contract,
-    register,
-    spelling,
-)
+from .base import Blocks, Evaluation, Model, SecondOrder, Status, Variable, contract, spelling
+from .registry import build_model, register
 
 #: Batch dependence of each non-zero derivative block: variable -> wrt -> batched.
 Flags = dict[str, dict[str, bool]]

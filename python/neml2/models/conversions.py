@@ -24,8 +24,9 @@ from ..tensors import (
     per_point,
     sr2_to_full,
 )
-from .base import Blocks, Leaf, Model, Tensors, Variable, register, variable_name
+from .base import Blocks, Leaf, Model, Tensors, Variable, variable_name
 from .plasticity import SCALAR, Block
+from .registry import register
 
 R2 = base_shape("R2")
 SR2 = base_shape("SR2")

@@ -25,8 +25,9 @@ from collections.abc import Mapping, Sequence
 import torch
 
 from ..hit import _NUMBER, Section, Value
-from .base import Blocks, Evaluation, Model, Tensors, Variable, build_model
+from .base import Blocks, Evaluation, Model, Tensors, Variable
 from .elasticity import COEFFICIENT_SYMBOLS
+from .registry import build_model
 
 #: Per model type, the options whose value may name a variable or a model (NEML2 3.1.0's
 #: coupled parameters). ``coefficients`` couples each of its words separately.

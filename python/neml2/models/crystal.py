@@ -40,8 +40,9 @@ import torch
 from ..hit import Section
 from ..tensor_blocks import CrystalGeometry, resolve_data
 from ..tensors import base_shape, full_to_sr2, full_to_wr2, sr2_to_full, wr2_to_full
-from .base import Blocks, Leaf, Model, Tensors, Variable, check_distinct, register, variable_name
+from .base import Blocks, Leaf, Model, Tensors, Variable, check_distinct, variable_name
 from .plasticity import SCALAR, Block
+from .registry import register
 
 R2 = base_shape("R2")
 SR2 = base_shape("SR2")

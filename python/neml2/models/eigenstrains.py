@@ -11,9 +11,10 @@ from collections.abc import Mapping
 import torch
 
 from ..tensors import base_shape
-from .base import Blocks, Tensors, register
+from .base import Blocks, Tensors
 from .kinematics import ScalarOptions
 from .plasticity import SCALAR, Block, identity
+from .registry import register
 
 __all__ = ["PhaseTransformationEigenstrain", "VolumeChangeEigenstrain"]
 

@@ -7,8 +7,9 @@ from collections.abc import Mapping, Sequence
 import torch
 
 from ..hit import Section
-from .base import Blocks, Model, Tensors, Variable, register
+from .base import Blocks, Model, Tensors, Variable
 from .dual import Dual
+from .registry import register
 
 #: Input-file spelling of each elastic constant -> the symbol in parameter names.
 COEFFICIENT_SYMBOLS = {

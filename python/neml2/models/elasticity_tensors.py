@@ -33,7 +33,6 @@ from .base import (
     Tensors,
     Variable,
     check_distinct,
-    register,
     tensor_option,
     variable_name,
 )
@@ -45,6 +44,7 @@ from .elasticity import (
     lame_parameters,
     refuse_singular,
 )
+from .registry import register
 
 __all__ = [
     "CubicElasticityTensor",

@@ -47,13 +47,13 @@ from .base import (
     Tensors,
     Variable,
     check_distinct,
-    register,
     tensor_option,
     variable_name,
 )
 from .coupling import COUPLABLE, _is_tensor, _resolve
 from .kinematics import ScalarOptions
 from .plasticity import SCALAR
+from .registry import register
 
 __all__ = [
     "PROMOTABLE",

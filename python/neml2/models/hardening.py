@@ -17,8 +17,9 @@ from typing import ClassVar
 import torch
 
 from ..hit import Section
-from .base import Blocks, Tensors, register
+from .base import Blocks, Tensors
 from .plasticity import SCALAR, SR2, Block, outer
+from .registry import register
 
 
 def regularised_norm(X: torch.Tensor) -> torch.Tensor:

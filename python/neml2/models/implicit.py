@@ -52,18 +52,8 @@ from ..solvers import (
     solve_per_point,
     solver_for,
 )
-from .base import (
-    Blocks,
-    Evaluation,
-    Leaf,
-    Model,
-    Status,
-    Tensors,
-    Variable,
-    build_model,
-    register,
-    root_of,
-)
+from .base import Blocks, Evaluation, Leaf, Model, Status, Tensors, Variable, root_of
+from .registry import build_model, register
 
 Shape = tuple[int, ...]
 

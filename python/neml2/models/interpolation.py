@@ -32,11 +32,11 @@ from .base import (
     Tensors,
     Variable,
     check_distinct,
-    register,
     tensor_option,
     variable_name,
 )
 from .plasticity import SCALAR, Block
+from .registry import register
 
 __all__ = [
     "HermiteSmoothStep",

@@ -17,9 +17,10 @@ import torch
 
 from ..hit import Section
 from ..tensors import base_shape, full_to_sr2, identity_block, per_point
-from .base import Blocks, Model, Tensors, check_distinct, register
+from .base import Blocks, Model, Tensors, check_distinct
 from .elasticity_tensors import one_scalar
 from .plasticity import SCALAR, Block, identity
+from .registry import register
 
 __all__ = [
     "GreenLagrangeStrain",

@@ -16,8 +16,9 @@ from typing import ClassVar
 import torch
 
 from ..hit import Section
-from .base import Blocks, Model, Tensors, Variable, register, variable_name
+from .base import Blocks, Model, Tensors, Variable, variable_name
 from .plasticity import SCALAR, Block
+from .registry import register
 
 
 class _Constants(Block):

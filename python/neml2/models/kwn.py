@@ -60,9 +60,10 @@ import torch
 
 from ..hit import _NUMBER, Section
 from ..tensor_blocks import resolve_tensor
-from .base import Blocks, Evaluation, Model, Tensors, Variable, check_distinct, register
+from .base import Blocks, Evaluation, Model, Tensors, Variable, check_distinct
 from .base import variable_name as one_name
 from .coupling import _is_tensor, _resolve
+from .registry import register
 
 __all__ = [
     "PROMOTABLE",

@@ -19,10 +19,11 @@ from collections.abc import Mapping, Sequence
 import torch
 
 from ..hit import Section
-from .base import _REGISTRY, Evaluation, Model, Variable, build_model, register, variable_name
+from .base import Evaluation, Model, Variable, variable_name
 from .composed import ComposedModel
 from .implicit import _named
 from .plasticity import Block
+from .registry import _REGISTRY, build_model, register
 
 
 def second_order_types() -> list[str]:

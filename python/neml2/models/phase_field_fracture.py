@@ -16,11 +16,12 @@ from collections.abc import Mapping
 import torch
 
 from ..hit import Section
-from .base import Blocks, Leaf, Model, Tensors, Variable, check_distinct, register, variable_name
+from .base import Blocks, Leaf, Model, Tensors, Variable, check_distinct, variable_name
 from .coupling import COUPLABLE
 from .dual import Dual
 from .elasticity import coefficient_types, lame_parameters
 from .plasticity import SCALAR, Block, deviator, identity
+from .registry import register
 
 __all__ = [
     "CrackGeometricFunctionAT1",

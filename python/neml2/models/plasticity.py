@@ -24,9 +24,9 @@ from .base import (
     Tensors,
     Variable,
     check_distinct,
-    register,
     variable_name,
 )
+from .registry import register
 
 SR2 = (6,)
 SCALAR: tuple[int, ...] = ()

@@ -8,8 +8,9 @@ from collections.abc import Mapping
 
 import torch
 
-from .base import Blocks, Tensors, register
+from .base import Blocks, Tensors
 from .plasticity import SCALAR, SR2, Block, identity
+from .registry import register
 
 
 @register

@@ -25,10 +25,11 @@ import torch
 
 from ..hit import Section
 from ..tensors import base_shape
-from .base import Blocks, Tensors, register
+from .base import Blocks, Tensors
 from .coupling import COUPLABLE
 from .kinematics import ScalarOptions
 from .plasticity import SCALAR
+from .registry import register
 
 __all__ = [
     "PROMOTABLE",

@@ -26,7 +26,8 @@ import torch
 
 from ..hit import Section
 from ..tensors import TYPES
-from .base import Blocks, Model, Tensors, Variable, check_distinct, register, variable_name
+from .base import Blocks, Model, Tensors, Variable, check_distinct, variable_name
+from .registry import register
 
 Shape = tuple[int, ...]
 

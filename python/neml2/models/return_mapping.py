@@ -8,9 +8,10 @@ from collections.abc import Mapping
 import torch
 
 from ..hit import Section
-from .base import Blocks, Model, Tensors, check_distinct, register
+from .base import Blocks, Model, Tensors, check_distinct
 from .elasticity import coefficient_types
 from .plasticity import SCALAR, Block
+from .registry import register
 
 
 @register

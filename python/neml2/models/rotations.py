@@ -23,7 +23,8 @@ from ..tensors import (
     wr2_exp_map,
     wr2_exp_map_derivative,
 )
-from .base import Blocks, Tensors, register
+from .base import Blocks, Tensors
+from .registry import register
 from .time_integration import _BackwardEuler, _ForwardEuler
 
 

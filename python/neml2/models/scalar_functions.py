@@ -15,8 +15,9 @@ from collections.abc import Mapping, Sequence
 import torch
 
 from ..hit import Section
-from .base import Blocks, Leaf, Model, Tensors, Variable, from_and_to, register
+from .base import Blocks, Leaf, Model, Tensors, Variable, from_and_to
 from .plasticity import SCALAR, SR2, Block
+from .registry import register
 
 __all__ = [
     "ArrheniusParameter",

@@ -23,7 +23,8 @@ from collections.abc import Mapping
 import torch
 
 from ..hit import Section
-from .base import Evaluation, Model, Status, Variable, build_model, model_section
+from .base import Evaluation, Model, Status, Variable, model_section
+from .registry import build_model
 
 Shape = tuple[int, ...]
 

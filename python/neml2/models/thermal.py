@@ -7,7 +7,8 @@ from collections.abc import Mapping
 import torch
 
 from ..hit import Section
-from .base import Blocks, Model, Tensors, Variable, register, spelling, variable_name
+from .base import Blocks, Model, Tensors, Variable, spelling, variable_name
+from .registry import register
 
 MANDEL = (6,)
 

@@ -16,8 +16,9 @@ import torch
 
 from ..hit import Section
 from ..tensors import base_shape, identity_block, per_point
-from .base import Blocks, Model, Tensors, check_distinct, register, variable_name
+from .base import Blocks, Model, Tensors, check_distinct, variable_name
 from .plasticity import SCALAR, Block
+from .registry import register
 
 
 def _unit(shape: tuple[int, ...], like: torch.Tensor) -> torch.Tensor:

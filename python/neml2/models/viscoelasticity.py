@@ -16,8 +16,9 @@ from collections.abc import Mapping
 import torch
 
 from ..hit import Section
-from .base import Blocks, Tensors, register, variable_name
+from .base import Blocks, Tensors, variable_name
 from .plasticity import SR2, Block
+from .registry import register
 
 __all__ = [
     "BurgersElement",

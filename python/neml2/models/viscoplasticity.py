@@ -41,9 +41,10 @@ import torch
 
 from ..hit import Section
 from ..solvers import Newton, limits, newton_loop, solver_for
-from .base import Blocks, Evaluation, Model, Status, Variable, register
+from .base import Blocks, Evaluation, Model, Status, Variable
 from .dual import Dual
 from .elasticity import lame_parameters
+from .registry import register
 
 SQRT32 = math.sqrt(1.5)
 SQRT6 = math.sqrt(6.0)
