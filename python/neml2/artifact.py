@@ -37,9 +37,15 @@ def stub_text(model: str) -> str:
 """
 
 
+def device_dir(folder: Path, device_type: str) -> Path:
+    """The sub-folder of the artifact folder ``folder`` (``OUT/<model>/``, a stub's
+    ``artifact_path``) that holds the meta and graphs compiled for ``device_type``."""
+    return folder / device_type
+
+
 def device_folder(stub: Path, section: Section, device_type: str) -> Path:
     """``<artifact_path>/<device_type>/``, with ``artifact_path`` relative to the stub's folder."""
-    folder = stub.parent / section.string("artifact_path") / device_type
+    folder = device_dir(stub.parent / section.string("artifact_path"), device_type)
     if not folder.is_dir():
         raise section.error(
             "artifact_path",

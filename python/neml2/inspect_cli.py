@@ -79,7 +79,7 @@ def compiled_sections(stub: Path, name: str | None) -> list[hit.Section]:
 def device_folders(stub: Path, section: hit.Section) -> dict[str, Path]:
     """The device folders the model's ``artifact_path`` holds, by device type."""
     base = stub.parent / section.string("artifact_path")
-    found = {d: base / d for d in DEVICE_TYPES if (base / d).is_dir()}
+    found = {d: folder for d in DEVICE_TYPES if (folder := artifact.device_dir(base, d)).is_dir()}
     if not found:
         raise section.error(
             "artifact_path",

@@ -40,7 +40,7 @@ def compile_model(
     done = False
     try:
         for device in devices:
-            folder = model_folder / device.type
+            folder = artifact.device_dir(model_folder, device.type)
             inputs = fingerprint_inputs(prep, device)
             reason = "--force" if force else stale_reason(folder, inputs)
             if reason is None:

@@ -38,7 +38,7 @@ def check_targets(out: Path, model: str, source: Path, devices: Sequence[torch.d
     """Refuse, before any work, output paths that cannot be written: OUT (a file, or not
     writable), a file where a folder goes, and a stub that would overwrite ``source``."""
     check_writable_folder(out, "-o")
-    for folder in (out / model, *(out / model / d.type for d in devices)):
+    for folder in (out / model, *(artifact.device_dir(out / model, d.type) for d in devices)):
         if folder.exists() and not folder.is_dir():
             raise Neml2Error(f"-o {out}: '{folder}' is a file, where the artifact needs a folder")
     stub = artifact.stub_path(out, model)
