@@ -189,7 +189,7 @@ class CompiledModel:
             )
             raise Neml2Error(f"model '{self.name}': {graph} was not compiled; {hint}")
         spec = self.meta["graphs"][graph]
-        call = Batch(self.name, Model.dtype)
+        call = Batch(self.name, self.dtype)  # zeros for a missing tangent in the graphs' dtype
         checked: dict[str, Tensors] = {}
         for role, tensors in given.items():
             renamed = self._renamed_outputs if role == "cotangent" else self._renamed_inputs
