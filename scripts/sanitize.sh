@@ -6,7 +6,8 @@
 # Usage: bash scripts/sanitize.sh asan | tsan | fuzz
 #   asan   ASan + UBSan build of the C++ test programs (build-asan): ctest labels unit, aoti,
 #          soak (NEML2_SOAK_DISPATCHES, 2000 here) and cuda (when torch sees a GPU)
-#   tsan   TSan build of the same programs (build-tsan), the same labels
+#   tsan   TSan build of the same programs (build-tsan), the same labels; of tests/aoti only
+#          the sources that exercise threads (NEML2_AOTI_TESTS below)
 #   The mpi label is not run: OpenMPI is not instrumented, keeps its memory until exit and
 #   talks through shared memory that TSan cannot follow.
 #   fuzz   libFuzzer targets (build-fuzz), each run NEML2_FUZZ_SECONDS from tests/fuzz/corpus
@@ -111,7 +112,11 @@ case $action in
       export LSAN_OPTIONS=use_tls=0:suppressions=$supp/lsan.supp:print_suppressions=0
       export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:suppressions=$supp/ubsan.supp
     else
-      cmake_extra=(-DNEML2_SANITIZE=thread)
+      # TSan runs the AOTI tests that exercise threads (the policies' workers, faults in
+      # flight, observers, the adaptive scheduler, results into reused buffers); the model
+      # vocabulary tests run the same dispatch code single-threaded, under ASan and natively.
+      cmake_extra=(-DNEML2_SANITIZE=thread
+        "-DNEML2_AOTI_TESTS=test_dispatch;test_faults;test_observers;test_adaptive_dispatch;test_results_into;test_user_scheduler")
       # intercept_tls_get_addr=0: TSan's __tls_get_addr interceptor resets the shadow of a
       # library's dynamic TLS block from glibc's thread vector; the AOTI graphs' libraries
       # are dlopen'ed and dlclose'd per model, and a block of an unloaded one is stale, so
