@@ -12,7 +12,9 @@
 # arguments, e.g. -DCMAKE_PREFIX_PATH=... for nlohmann-json), I18NPATH (locale sources, for a
 # machine without the de_DE locale that the locale tests need: it is generated with localedef),
 # ADAPTIVE_SECONDS (time limit of each AdaptiveHybrid comparison, default 250), SKIP_ADAPTIVE
-# (set: stop before the AdaptiveHybrid comparisons, for a machine lent in short slots).
+# (set: stop before the AdaptiveHybrid comparisons, for a machine lent in short slots),
+# ONLY_BUILD (set: stop once the fixtures are compiled and the build is done; a second call
+# without it finds both in place and goes straight to the runs).
 set -uo pipefail
 out=${1:?usage: bench/gpu_validation.sh OUT_DIR [PYTHON]}
 py=${2:-python3}
@@ -38,7 +40,7 @@ done
 # compile takes minutes, so ctest does not compile it).
 [[ -f $art/crystal/model_aoti.i ]] ||
   "$py" -m neml2.compile "$root/tests/neml2_inputs/crystal/single_crystal.i" --model model \
-    --device cpu cuda -o "$art/crystal" > "$out/compile_crystal.log" 2>&1 &
+    --device cpu cuda -j 2 -o "$art/crystal" > "$out/compile_crystal.log" 2>&1 &
 [[ -f $art/bench_viscoplastic/model_aoti.i ]] ||
   "$py" -m neml2.compile "$root/bench/models/viscoplastic.i" --model model --device cpu cuda \
     -j 2 -o "$art/bench_viscoplastic" > "$out/compile_bench_viscoplastic.log" 2>&1 &
@@ -59,6 +61,7 @@ fi
 wait
 log "compiled"
 for f in "$out"/compile_*.log; do echo "$(basename "$f"): $(tail -1 "$f")"; done
+[[ -n ${ONLY_BUILD:-} ]] && { log "stopped after the build (ONLY_BUILD)"; exit 0; }
 
 timeout 120 "$build/tests/neml2_cuda_tests" > "$out/cuda_tests.txt" 2>&1
 log "cuda tests: exit $?"; tail -5 "$out/cuda_tests.txt"

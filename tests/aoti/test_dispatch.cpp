@@ -140,6 +140,43 @@ TEST_CASE("short circuit: scheduler device == input device and one chunk", "[dis
   CHECK(pass.last_dispatch().short_circuit);
 }
 
+TEST_CASE("a short circuit on the CPU first takes the idle lanes' OpenMP teams back", "[dispatch]")
+{
+  const auto threads_now = []
+  {
+    std::size_t n = 0;
+    for ([[maybe_unused]] const auto & e : std::filesystem::directory_iterator("/proc/self/task"))
+      ++n;
+    return n;
+  };
+  if (at::get_num_threads() < 2)
+    SKIP("one intra-op thread: no OpenMP team to give back");
+  setenv("NEML2_IDLE_RELEASE_MS", "60000", 1); // the lanes' own idle release is not what we see
+  StaticHybrid::Config cfg;
+  cfg.devices = {"cpu"};
+  cfg.batch_sizes = {4096};
+  auto m = load_model(stub("forward_single"), "model", std::make_shared<StaticHybrid>(cfg));
+  unsetenv("NEML2_IDLE_RELEASE_MS");
+
+  const Model direct(stub("forward_single"), "model", "cpu");
+  const at::Tensor small = strains(100);
+  const at::Tensor large = strains(40000);
+  m.forward({{"strain", small}}); // the lane's team from its warm-up goes
+  REQUIRE(m.last_dispatch().short_circuit);
+  const std::size_t released = threads_now();
+  for (int round = 0; round < 2; ++round)
+  {
+    INFO("round " << round);
+    m.forward({{"strain", large}});
+    REQUIRE_FALSE(m.last_dispatch().short_circuit);
+    CHECK(threads_now() > released); // the CPU lane keeps its team while idle
+    const TensorMap got = m.forward({{"strain", small}});
+    REQUIRE(m.last_dispatch().short_circuit);
+    CHECK(threads_now() == released);
+    CHECK(identical(got.at("stress"), direct.forward({{"strain", small}}).at("stress")));
+  }
+}
+
 TEST_CASE("the spec's snippets compile and run verbatim", "[dispatch][spec]")
 {
   using namespace neml2::aoti;

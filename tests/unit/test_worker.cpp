@@ -82,3 +82,27 @@ TEST_CASE("an idle worker gives its OpenMP threads back and starts them for its 
   CHECK(threads_now() == idle + 1); // and back for the next task
   CHECK(settles_at(idle) == idle);
 }
+
+TEST_CASE("a worker asked to release gives its OpenMP threads back at once", "[worker]")
+{
+  REQUIRE(neml2::aoti::detail::can_release_openmp_threads());
+  setenv("NEML2_IDLE_RELEASE_MS", "60000", 1); // the idle release cannot be what we see
+  Worker worker(at::kCPU, 2);
+  unsetenv("NEML2_IDLE_RELEASE_MS");
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const std::size_t idle = threads_now();
+  CHECK_FALSE(worker.request_release()); // it never ran a task: it holds nothing
+
+  for (int round = 0; round < 2; ++round)
+  {
+    INFO("round " << round);
+    parallel_task(worker);
+    CHECK(threads_now() == idle + 1);
+    const auto asked = std::chrono::steady_clock::now();
+    REQUIRE(worker.request_release());
+    worker.wait_released();
+    CHECK(std::chrono::steady_clock::now() - asked < std::chrono::seconds(30));
+    CHECK(threads_now() == idle); // gone when wait_released() returns
+    CHECK_FALSE(worker.request_release());
+  }
+}

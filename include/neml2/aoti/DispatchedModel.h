@@ -98,6 +98,13 @@ public:
       _s->master[pname] = value.to(at::kCPU).clone();
     _s->synced.resize(_s->models.size());
     _s->policy.emplace(std::move(scheduler));
+    if constexpr (Policy::asynchronous)
+      guard([&entry] { return entry.model; },
+            [this]
+            {
+              _s->policy->on_every_lane([this](DeviceIndex d) { _s->models[d]->warm_up(); });
+              return 0;
+            });
     set_trace(ChromeTraceFile::path_from_env());
   }
 

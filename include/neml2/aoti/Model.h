@@ -14,8 +14,8 @@
 #include <torch/csrc/inductor/aoti_package/model_package_loader.h>
 
 #include "neml2/aoti/Exception.h"
-#include "neml2/aoti/artifact/read_meta.h"
 #include "neml2/aoti/artifact/Stub.h"
+#include "neml2/aoti/artifact/read_meta.h"
 #include "neml2/aoti/detail/loader.h"
 #include "neml2/aoti/detail/parameters.h"
 #include "neml2/aoti/detail/parse_device.h"
@@ -289,47 +289,17 @@ public:
     return returns;
   }
 
-  /// @brief The return slots of @p spec with one value per point, in order: those an
-  /// in-place variant takes buffers for.
-  std::vector<std::size_t> written_slots(const GraphSpec & spec) const
-  {
-    std::vector<std::size_t> out;
-    for (std::size_t i = 0; i < spec.returns.size(); ++i)
-      if (detail::combine_of(_meta, spec.returns[i]) == detail::Combine::concat)
-        out.push_back(i);
-    return out;
-  }
-
-private:
-  /// The parameter tensor, checked: the user may have replaced it in the map.
-  const at::Tensor & parameter(const std::string & name) const
-  {
-    return detail::checked_parameter(_meta, _parameters, *_meta.find(_meta.parameters, name),
-                                     _device);
-  }
-
-  detail::Named evaluate(Graph g, const TensorMap & inputs, const TensorMap * extra) const
-  {
-    return guard([this] { return detail::who(_meta) + " on " + _device.str(); },
-                 [&]
-                 {
-                   detail::check_parameter_names(_meta, _parameters);
-                   const detail::Call call = detail::prepare(_meta, g, inputs, extra);
-                   if (call.device != _device)
-                     throw FatalError(detail::who(_meta) + ": inputs are on " + call.device.str() +
-                                      " but the model runs on " + _device.str());
-                   auto returns = call.batch == 0 ? detail::empty_returns(_meta, call)
-                                                  : run(call, 0, call.batch);
-                   return detail::finish(call, std::move(returns));
-                 });
-  }
-
   /**
-   * One tiny call per graph, through stage() and execute() as every later call, so that no
-   * loader's first run happens concurrently with another's and each graph's returns are
-   * checked against model_meta.json once at load.
+   * @brief One call per graph on one point of zeros, through stage() and execute() as every
+   * later call, on the calling thread's current stream.
+   *
+   * Loading runs it once, so that no loader's first run happens concurrently with another's
+   * and each graph's returns are checked against model_meta.json at load. A dispatched
+   * handle with worker lanes runs it again on each lane, on the lane's own thread and
+   * stream, so that no dispatch pays a lane's first use. A point that does not converge
+   * counts as run.
    */
-  void warm_up()
+  void warm_up() const
   {
     TensorMap in;
     const auto opts = at::TensorOptions().dtype(_meta.dtype).device(_device);
@@ -363,6 +333,41 @@ private:
           // The graph ran and its returns passed the checks; a zero input need not converge.
         }
     }
+  }
+
+  /// @brief The return slots of @p spec with one value per point, in order: those an
+  /// in-place variant takes buffers for.
+  std::vector<std::size_t> written_slots(const GraphSpec & spec) const
+  {
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < spec.returns.size(); ++i)
+      if (detail::combine_of(_meta, spec.returns[i]) == detail::Combine::concat)
+        out.push_back(i);
+    return out;
+  }
+
+private:
+  /// The parameter tensor, checked: the user may have replaced it in the map.
+  const at::Tensor & parameter(const std::string & name) const
+  {
+    return detail::checked_parameter(_meta, _parameters, *_meta.find(_meta.parameters, name),
+                                     _device);
+  }
+
+  detail::Named evaluate(Graph g, const TensorMap & inputs, const TensorMap * extra) const
+  {
+    return guard([this] { return detail::who(_meta) + " on " + _device.str(); },
+                 [&]
+                 {
+                   detail::check_parameter_names(_meta, _parameters);
+                   const detail::Call call = detail::prepare(_meta, g, inputs, extra);
+                   if (call.device != _device)
+                     throw FatalError(detail::who(_meta) + ": inputs are on " + call.device.str() +
+                                      " but the model runs on " + _device.str());
+                   auto returns = call.batch == 0 ? detail::empty_returns(_meta, call)
+                                                  : run(call, 0, call.batch);
+                   return detail::finish(call, std::move(returns));
+                 });
   }
 
   /// Per return slot of @p spec: the shape without the batch dimension, -1 first when batched.

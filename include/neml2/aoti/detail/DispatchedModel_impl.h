@@ -71,25 +71,24 @@ DispatchedModel<Policy>::run_chunk(const Model & model, const detail::Call & cal
   if (gather && model.writes_into(call.graph))
     rows = gather->destinations(begin, end, model.device());
   const std::vector<at::Tensor> * into = whole ? whole : rows.empty() ? nullptr : &rows;
-  const auto run = [&](ChunkTiming * t)
+  // With an observer (t), each phase is stamped once the device has finished it.
+  const auto stamp = [&model](ChunkTiming * t, double ChunkTiming::*when)
   {
     if (!t)
-    {
-      auto returns = model.run(call, begin, end, into);
-      if (gather)
-        gather->add(ordinal, begin, end, returns);
-      return returns;
-    }
+      return;
+    detail::sync_stream(model.device());
+    t->*when = observer_clock_us();
+  };
+  const auto run = [&](ChunkTiming * t)
+  {
     const auto args = model.stage(call, begin, end);
-    detail::sync_stream(model.device());
-    t->staged = observer_clock_us();
+    stamp(t, &ChunkTiming::staged);
     auto returns = model.execute(call, args, begin, end, into);
-    detail::sync_stream(model.device());
-    t->computed = observer_clock_us();
+    stamp(t, &ChunkTiming::computed);
     if (gather)
     {
       gather->add(ordinal, begin, end, returns);
-      t->gathered = observer_clock_us();
+      stamp(t, &ChunkTiming::gathered);
     }
     return returns;
   };
@@ -165,6 +164,9 @@ DispatchedModel<Policy>::run_call(Graph g, const TensorMap & inputs, const Tenso
           {
             _s->info.short_circuit = true;
             const Model & model = *_s->models[*whole];
+            if constexpr (Policy::asynchronous)
+              if (model.device().is_cpu())
+                _s->policy->release_idle_threads(); // the lanes' idle teams slow its regions
             const auto buffers = whole_buffers(model, call, targets);
             return timed(detail::finish(call, run_chunk(model, call, 0, 0, call.batch, nullptr,
                                                         buffers.empty() ? nullptr : &buffers)));

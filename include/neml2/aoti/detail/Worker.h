@@ -30,6 +30,8 @@ namespace neml2::aoti::detail
  * A worker idle for `NEML2_IDLE_RELEASE_MS` milliseconds (default 5) after a task gives
  * its OpenMP threads back (release_openmp_threads()), so that idle lanes do not slow the
  * short parallel regions of the threads still at work; its next task starts them again.
+ * request_release() and wait_released() give them back at once, for a caller about to run
+ * a short parallel region of its own right after the lanes were busy.
  */
 class Worker
 {
@@ -68,6 +70,30 @@ public:
     _cv.notify_one();
   }
 
+  /**
+   * Ask the worker to give its OpenMP threads back now rather than after its idle period.
+   * Returns whether it holds any (false: nothing to wait for). Call wait_released() next.
+   */
+  bool request_release()
+  {
+    {
+      const std::lock_guard<std::mutex> lock(_mutex);
+      if (!_holds)
+        return false;
+      _release = true;
+    }
+    _cv.notify_one();
+    return true;
+  }
+
+  /// Wait until the worker holds no OpenMP threads: after request_release(), once it ran
+  /// the release between its tasks (a worker with tasks queued releases before the next).
+  void wait_released()
+  {
+    std::unique_lock<std::mutex> lock(_mutex);
+    _released.wait(lock, [this] { return !_holds; });
+  }
+
   /// The device this worker drives.
   const at::Device & device() const { return _device; }
 
@@ -103,27 +129,29 @@ private:
         // The first task on this device reports the problem when it runs.
       }
     }
-    bool holds_threads = false; // ran a task since it last gave its OpenMP threads back
-    const auto ready = [this] { return _stop || !_tasks.empty(); };
+    const auto ready = [this] { return _stop || _release || !_tasks.empty(); };
     while (true)
     {
       std::function<void()> task;
       {
         std::unique_lock<std::mutex> lock(_mutex);
-        if (holds_threads && !_cv.wait_for(lock, _idle, ready))
+        if (_holds && (!_cv.wait_for(lock, _idle, ready) || _release))
         {
           lock.unlock();
           release_openmp_threads();
-          holds_threads = false;
+          lock.lock();
+          _holds = false;
+          _release = false;
+          _released.notify_all();
           continue;
         }
-        _cv.wait(lock, ready);
+        _cv.wait(lock, [this] { return _stop || !_tasks.empty(); });
         if (_tasks.empty())
           return;
         task = std::move(_tasks.front());
         _tasks.pop_front();
+        _holds = true;
       }
-      holds_threads = true;
       try
       {
         task();
@@ -139,8 +167,11 @@ private:
   std::chrono::milliseconds _idle;
   std::mutex _mutex;
   std::condition_variable _cv;
+  std::condition_variable _released; // _holds became false
   std::deque<std::function<void()>> _tasks;
   bool _stop = false;
+  bool _holds = false;   // ran a task since it last gave its OpenMP threads back
+  bool _release = false; // request_release() asks for the release now
   std::thread _thread;
 };
 } // namespace neml2::aoti::detail

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <exception>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -264,6 +265,67 @@ public:
   {
     detail::AsyncBackend<std::remove_reference_t<Job>> backend(_lanes, _next_lane, job);
     detail::dispatch(*_scheduler, _client, batch, backend);
+  }
+
+  /**
+   * @brief Make every worker lane give its OpenMP threads back now, and wait until they have;
+   * lanes that hold none cost nothing.
+   *
+   * For a short circuit on the calling thread's CPU: lanes that just ran chunks keep their
+   * teams for `NEML2_IDLE_RELEASE_MS`, and while they do, each short parallel region of the
+   * caller wakes its threads from sleep (Worker says why). Only between dispatches.
+   */
+  void release_idle_threads()
+  {
+    std::vector<detail::Worker *> asked;
+    for (auto & device : _lanes)
+      for (auto & lane : device)
+        if (lane->request_release())
+          asked.push_back(lane.get());
+    for (auto * lane : asked)
+      lane->wait_released();
+  }
+
+  /**
+   * @brief Run `fn(device)` once on every worker lane, on that lane's thread and stream, and
+   * wait for all; the first exception is rethrown once every lane is done.
+   *
+   * The handle warms every lane up this way (Model::warm_up on the lane's stream), so that no
+   * dispatch pays a lane's first use.
+   */
+  template <class Fn> void on_every_lane(Fn && fn)
+  {
+    std::mutex mutex;
+    std::condition_variable cv;
+    std::size_t left = 0;
+    std::exception_ptr error;
+    for (std::size_t d = 0; d < _lanes.size(); ++d)
+      for (auto & lane : _lanes[d])
+      {
+        ++left;
+        lane->submit(
+            [&, d]() noexcept
+            {
+              std::exception_ptr e;
+              try
+              {
+                fn(DeviceIndex(d));
+              }
+              catch (...)
+              {
+                e = std::current_exception();
+              }
+              const std::lock_guard<std::mutex> lock(mutex);
+              if (e && !error)
+                error = e;
+              --left;
+              cv.notify_one(); // under the lock: the waiter may return and destroy cv
+            });
+      }
+    std::unique_lock<std::mutex> lock(mutex);
+    cv.wait(lock, [&] { return left == 0; });
+    if (error)
+      std::rethrow_exception(error);
   }
 
 private:
