@@ -237,7 +237,8 @@ def compile_graph(module: Graph, device: torch.device, path: Path) -> None:
         if not buffer_reuse_fault(err):
             raise
         # Inductor's buffer-reuse planner fails on some large graphs (torch 2.11: "End
-        # index N out of bounds [0, N - 1]" from its peak-memory estimate); without buffer
+        # index N out of bounds [0, N - 1]", or "Start index ...", from its peak-memory
+        # estimate; the crystal model's CUDA graph meets the second); without buffer
         # reuse the same graph compiles, at the cost of more temporary memory
         torch._inductor.aoti_compile_and_package(
             program,
@@ -249,7 +250,7 @@ def compile_graph(module: Graph, device: torch.device, path: Path) -> None:
 def buffer_reuse_fault(err: BaseException) -> bool:
     """Whether ``err`` is Inductor's buffer-reuse planner failing on its own estimate."""
     text = f"{err} {err.__cause__ or ''}"
-    return "out of bounds" in text and "End index" in text
+    return "out of bounds" in text and ("End index" in text or "Start index" in text)
 
 
 def variables_meta(variables: Sequence[Any]) -> list[Spec]:

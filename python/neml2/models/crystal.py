@@ -112,6 +112,14 @@ class _CrystalModel(Leaf):
                 return Variable(self.names[key], (n,), (n,))
             return Variable(self.names[key], shape)
 
+        # The Schmid tensors as numbers, formed here once, eagerly (see schmid())
+        A = geometry.cartesian_slip_directions[:, :, None] * geometry.cartesian_slip_planes[:, None, :]
+        self._schmid = {
+            "A": A.tolist(),
+            "M": (0.5 * (A + A.transpose(-1, -2))).tolist(),
+            "W": (0.5 * (A - A.transpose(-1, -2))).tolist(),
+        }
+
         inputs = [var(k, s) for k, _, s, out in self.spec if not out]
         outputs = [var(k, s) for k, _, s, out in self.spec if out]
         super().__init__(name, inputs, outputs, {})
@@ -153,17 +161,12 @@ class _CrystalModel(Leaf):
 
     def schmid(self, like: torch.Tensor, part: str) -> torch.Tensor:
         """The Schmid tensors ``(nslip, 3, 3)``: ``A`` whole, ``M`` symmetric, ``W`` skew."""
-        # The factors go to the device before their product: a product computed on the
-        # CPU inside the graph and copied to a GPU is fused by Inductor into a GPU kernel
-        # that reads the CPU memory (torch 2.11)
-        d = self.geometry.cartesian_slip_directions.to(like.device, like.dtype)
-        n = self.geometry.cartesian_slip_planes.to(like.device, like.dtype)
-        A = d[:, :, None] * n[:, None, :]
-        if part == "M":
-            return 0.5 * (A + A.transpose(-1, -2))
-        if part == "W":
-            return 0.5 * (A - A.transpose(-1, -2))
-        return A
+        # Made on the graph's device from numbers, so that the graph holds them as a constant
+        # of that device: a CPU constant copied over inside the graph is folded by Inductor
+        # (torch 2.11) into a device constant whose consumers still run as CPU kernels (a
+        # segmentation fault on a GPU), or whose product it fuses into a GPU kernel that reads
+        # the CPU memory
+        return torch.tensor(self._schmid[part], dtype=like.dtype, device=like.device)
 
 
 @register
