@@ -27,6 +27,12 @@ constexpr double hopeless = 1.25;
 /// call's time per point, doc/performance.md: a direct call can win where the fit says it
 /// takes 4 times longer.)
 constexpr double implausible = 5;
+/// A direct call whose fitted time is below this many seconds is tried whatever the fit says:
+/// the fit of a device's small chunks carries their fixed costs (a hand-off to a worker, its
+/// threads woken or started), so it overestimates a small batch's direct call most, and a
+/// trial this short costs nothing worth saving. (2000 points on an H100 host: the fit ruled
+/// the direct call out, and the GPU alone was kept at several times a direct call's time.)
+constexpr double always_tried = 1e-3;
 
 /// The ways to run a batch, in the order they are tried.
 enum class Way : std::size_t
@@ -98,7 +104,8 @@ next_way(const WholeTrial & t, unsigned allowed)
 
 /**
  * Before a trial of a direct call: rule it out when @p estimate, its seconds by the device's
- * fitted per-point cost, is `implausible` times the spread dispatches' median.
+ * fitted per-point cost, is `implausible` times the spread dispatches' median and at least
+ * `always_tried` seconds.
  */
 inline void
 consider(WholeTrial & t, double estimate)
@@ -106,7 +113,7 @@ consider(WholeTrial & t, double estimate)
   const auto & spread = t.seconds[0];
   const auto & direct = t.seconds[std::size_t(Way::direct)];
   if (!t.decided && direct.empty() && spread.size() >= spread_samples &&
-      estimate > implausible * median(spread))
+      estimate > implausible * median(spread) && estimate >= always_tried)
     t.out[std::size_t(Way::direct)] = true;
 }
 
