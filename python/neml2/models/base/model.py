@@ -1,118 +1,24 @@
-"""The material model base class and its derivative contractions.
-
-A model declares ordered inputs and outputs (each with the base shape of one material
-point) and named parameters. An explicit model writes three analytic kernels,
-:meth:`Model.eval_forward`, :meth:`Model.eval_jacobian` and
-:meth:`Model.eval_param_jacobian`; an implicit model (one that solves an equation per
-point) instead overrides :meth:`Model.evaluate`, which returns everything asked for
-from one solve together with the per-point convergence :class:`Status`. The base class
-derives ``jvp`` and ``param_vjp`` from the Jacobians. Shapes follow doc/artifacts.md:
-batched tensors are ``(B, *base)``, and a derivative block that does not depend on the
-batch is returned unbatched.
-
-Models that NEML2's ``Normality`` may wrap also give
-:meth:`Model.second_order`, their second derivatives by inputs and parameters.
-
-The kernels take their parameters explicitly and check nothing, so ``neml2.compile``
-can trace them with parameters either baked or passed as graph inputs; the public
-methods (``forward``, ``jvp``, ...) validate their arguments first, accept unbatched
-``(*base)`` inputs next to batched ones as the C++ runtime does, and raise
-:class:`~neml2.errors.ConvergenceError` when a point of an implicit model did not converge.
-
-The registry of model types is :mod:`.registry`; the check of one call's batch
-arguments is :class:`~neml2.models.batch.Batch`.
-"""
+"""The :class:`Model` base class (see :mod:`neml2.models.base` for its kernels, shapes and
+checks) and :class:`Leaf`, an explicit model written as one kernel."""
 
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import torch
 
-from ..errors import ConvergenceError, HitError, Neml2Error
-from ..hit import _NUMBER, Section
-from ..solvers import checked_settings, solver_table
-from ..tensors import base_shape
-from .batch import Batch
-
-Tensors = dict[str, torch.Tensor]
-Blocks = dict[str, dict[str, torch.Tensor]]
-Pair = tuple[str, str]
-
-
-@dataclass(frozen=True)
-class Variable:
-    """A named model input or output and the shape of one material point.
-
-    ``shape`` is ``(*sub_batch, *base)``: the sub-batch axes (see :mod:`.sub_batch`),
-    empty for most variables, followed by the base shape of its tensor type.
-    """
-
-    name: str
-    shape: tuple[int, ...]
-    sub_batch: tuple[int, ...] = ()
-
-    @property
-    def size(self) -> int:
-        return math.prod(self.shape)
-
-    @property
-    def base(self) -> tuple[int, ...]:
-        """The base shape: ``shape`` without the sub-batch axes."""
-        return self.shape[len(self.sub_batch) :]
-
-
-@dataclass
-class Status:
-    """Per point of an implicit model: whether its solve converged, and its final residual."""
-
-    converged: torch.Tensor  #: (B,) bool
-    residual: torch.Tensor  #: (B,), the final residual norm
-
-    def merge(self, other: Status | None) -> Status:
-        """Both solves: converged where both converged, the larger residual."""
-        if other is None:
-            return self
-        return Status(
-            self.converged & other.converged, torch.maximum(self.residual, other.residual)
-        )
-
-
-@dataclass
-class Evaluation:
-    """What one evaluation produced: outputs, the Jacobians asked for, and the status."""
-
-    outputs: Tensors
-    jacobian: Blocks = field(default_factory=dict)
-    param_jacobian: Blocks = field(default_factory=dict)
-    status: Status | None = None
-
-
-#: Second derivative blocks ``[output][a][b]``.
-Blocks2 = dict[str, dict[str, dict[str, torch.Tensor]]]
-
-
-@dataclass
-class SecondOrder:
-    """Outputs with their first and second derivatives by every argument, inputs and
-    parameters alike (NEML2's ``Normality`` needs them of the model it wraps).
-
-    Every block is batched: ``first[of][a]`` is ``(B, *of, *a)`` and ``second[of][a][b]``
-    ``(B, *of, *a, *b)``, with ``second[of][b][a]`` its transpose. A block absent from
-    either is zero.
-    """
-
-    outputs: Tensors
-    first: Blocks
-    second: Blocks2
+from ...errors import Neml2Error
+from ...hit import Section
+from ...solvers import checked_settings, solver_table
+from ..batch import Batch
+from .calls import _apply, _pull_back, raise_if_failed, refuse_unknown
+from .values import Blocks, Evaluation, Pair, SecondOrder, Tensors, Variable
 
 
 class Model:
-    """A material model with analytic derivatives; see the module docstring."""
+    """A material model with analytic derivatives; see :mod:`neml2.models.base`."""
 
     type_name: ClassVar[str]
     #: The dtype of every parameter and variable.
@@ -189,7 +95,7 @@ class Model:
         a sub-batch axis, or combine several models, override this. Raises ValueError when
         the axes do not fit the model.
         """
-        from .sub_batch import point_by_point  # builds on this module
+        from ..sub_batch import point_by_point  # builds on this module
 
         return point_by_point(self, subs)
 
@@ -444,164 +350,6 @@ class Model:
         return self
 
 
-def refuse_unknown(
-    model: str,
-    role: str,
-    given: Mapping[str, torch.Tensor],
-    inputs: Sequence[Variable],
-    outputs: Sequence[Variable],
-    renamed: Mapping[str, str] | None = None,
-) -> None:
-    """Refuse a name in ``given`` that ``model`` does not know: an output for a
-    cotangent, an input for any other role (the eager and the compiled model's check).
-    ``renamed`` maps the original names of the known variables that neml2-compile renamed
-    to their new names, so that a caller still using an original name is told the new one."""
-    known = outputs if role == "cotangent" else inputs
-    unknown = sorted(set(given) - {v.name for v in known})
-    if unknown:
-        kind = "outputs" if role == "cotangent" else "inputs"
-        name = unknown[0]
-        note = ""
-        if renamed and name in renamed:
-            flag = "--rename-output" if role == "cotangent" else "--rename-input"
-            note = f"; '{name}' is now called '{renamed[name]}' (neml2-compile {flag})"
-        raise Neml2Error(
-            f"model '{model}': unknown {role} '{name}' "
-            f"(expected {kind}: {', '.join(v.name for v in known)}){note}"
-        )
-
-
-def raise_if_failed(model: str, status: Status | None) -> None:
-    """Raise :class:`ConvergenceError` when some point of ``status`` did not converge."""
-    if status is None or status.converged.numel() == 0:
-        return
-    failed = int((~status.converged).sum().item())
-    if failed:
-        worst = float(status.residual.max().item())
-        converged = status.converged.reshape(-1).cpu()
-        raise ConvergenceError(
-            model,
-            failed,
-            status.converged.numel(),
-            worst,
-            converged=converged,
-            residual=status.residual.reshape(-1).cpu()[~converged],
-        )
-
-
-def _apply(
-    block: torch.Tensor, v: torch.Tensor, of_shape: tuple[int, ...], wrt_size: int, batched: bool
-) -> torch.Tensor:
-    """``J . v`` for one Jacobian block, flattened to matrices and reshaped back to ``(B, *of)``.
-
-    Written as a per-point multiply-and-sum rather than a matrix product: a GEMM picks its
-    kernel and summation order by the batch size, so one point's result would depend on
-    the chunk it travels in; the dispatcher promises bitwise equal per-point results.
-    """
-    n = v.shape[0]
-    of_size = math.prod(of_shape)
-    flat_v = v.reshape(n, 1, wrt_size)
-    if batched:
-        out = (block.reshape(n, of_size, wrt_size) * flat_v).sum(-1)
-    else:
-        out = (block.reshape(1, of_size, wrt_size) * flat_v).sum(-1)
-    return out.reshape((n, *of_shape))
-
-
-def contract(
-    left: torch.Tensor,
-    left_batched: bool,
-    right: torch.Tensor,
-    right_batched: bool,
-    sizes: tuple[int, int, int],
-    shape: tuple[int, ...],
-) -> torch.Tensor:
-    """The chain rule's product ``(o x w) . (w x u)`` of two derivative blocks.
-
-    ``sizes`` are the flattened sizes (o, w, u) and ``shape`` the result's base shape
-    ``(*of, *wrt)``. Each block is batched ``(B, ...)`` or not; the result is batched
-    when either is. A per-point multiply-and-sum, for the reason given in :func:`_apply`.
-    """
-    o, w, u = sizes
-    a = left.reshape(-1, o, w, 1) if left_batched else left.reshape(1, o, w, 1)
-    b = right.reshape(-1, 1, w, u) if right_batched else right.reshape(1, 1, w, u)
-    out = (a * b).sum(-2)
-    if left_batched or right_batched:
-        return out.reshape((out.shape[0], *shape))
-    return out.reshape(shape)
-
-
-def _pull_back(
-    block: torch.Tensor,
-    cotangent: torch.Tensor,
-    of_size: int,
-    param_shape: tuple[int, ...],
-    batched: bool,
-) -> torch.Tensor:
-    """``sum_b c_b . d(out_b)/d(param)`` for one parameter Jacobian block."""
-    n = cotangent.shape[0]
-    param_size = math.prod(param_shape)
-    flat_c = cotangent.reshape(n, of_size)
-    if batched:
-        out = torch.matmul(flat_c.unsqueeze(1), block.reshape(n, of_size, param_size)).sum(0)
-    else:
-        out = torch.matmul(flat_c.sum(0, keepdim=True), block.reshape(of_size, param_size))
-    return out.reshape(param_shape)
-
-
-def spelling(section: Section, *keys: str) -> str | None:
-    """Which of several spellings of one option the block uses (NEML2's first, then
-    aliases); None when it uses none. Two spellings of one option are an error."""
-    given = [k for k in keys if k in section.params]
-    if len(given) > 1:
-        raise section.error(
-            given[1],
-            f"parameter '{given[1]}': the same option as '{given[0]}'; give only one of them",
-        )
-    return given[0] if given else None
-
-
-def variable_name(section: Section, key: str, default: str) -> str:
-    """The variable name a key sets (one word), or ``default`` when the key is not given."""
-    value = section.string(key, default)
-    if not value.strip() or len(value.split()) != 1:
-        raise section.error(key, f"parameter '{key}': expected one variable name, got '{value}'")
-    return value.strip()
-
-
-def from_and_to(
-    section: Section, default_to: str | None = None, distinct: bool = True
-) -> tuple[list[str], str]:
-    """A combining model's ``from`` names (at least one, each once unless ``distinct`` is
-    False) and its one ``to`` name (``default_to`` when absent; required when None),
-    which must not be one of them."""
-    sources = section.strings("from")
-    if not sources:
-        raise section.error("from", "parameter 'from': expected at least one variable name")
-    if distinct:
-        for index, source in enumerate(sources):
-            if source in sources[:index]:
-                raise section.error("from", f"parameter 'from': '{source}' is listed twice")
-    if default_to is None:
-        section.get("to")
-    target = variable_name(section, "to", default_to or "")
-    if target in sources:
-        raise section.error("to", f"parameter 'to': '{target}' is also an input (listed in 'from')")
-    return sources, target
-
-
-def check_distinct(section: Section, names: Mapping[str, str]) -> None:
-    """Refuse a variable name used for two roles (key -> name) of one model."""
-    seen: dict[str, str] = {}
-    for key, name in names.items():
-        if name in seen:
-            raise section.error(
-                key,
-                f"parameter '{key}': variable name '{name}' is already used for '{seen[name]}'",
-            )
-        seen[name] = key
-
-
 class Leaf(Model):
     """An explicit model whose one kernel returns the outputs and the non-zero blocks.
 
@@ -646,61 +394,3 @@ class Leaf(Model):
                 for o in self.outputs
             }
         return ev
-
-
-def model_section(root: Section, name: str) -> Section:
-    """The ``[Models/<name>]`` block of a parsed input file."""
-    models = root.child("Models")
-    if models is None:
-        raise HitError(root.path, 1, f"no [Models] block: expected [Models] containing [{name}]")
-    section = models.child(name)
-    if section is None:
-        defined = ", ".join(models.children) or "none"
-        raise HitError(
-            root.path, models.line, f"[Models] has no model '{name}'; models defined: {defined}"
-        )
-    return section
-
-
-def root_of(section: Section) -> Section:
-    """The file-level section above ``section``."""
-    while section.parent is not None:
-        section = section.parent
-    return section
-
-
-def tensor_option(
-    section: Section, key: str, type_name: str, default: torch.Tensor | float | None = None
-) -> torch.Tensor:
-    """A tensor-valued option of NEML2 type ``type_name`` (see :mod:`neml2.tensors`).
-
-    The value is either written in place, as many numbers as the type has components
-    (one for a Scalar), or the name of a ``[Tensors]`` block, whose tensor may carry
-    leading axes (a table of values, for instance) before its base shape. ``default``
-    applies when the key is absent; without one the key is required.
-    """
-    from ..tensor_blocks import resolve_tensor  # the [Tensors] reader builds on this module
-
-    shape = base_shape(type_name)
-    if key not in section.params:
-        if default is None:
-            raise section.error(None, f"[{section.full_name}]: missing required parameter '{key}'")
-        return torch.as_tensor(default, dtype=Model.dtype).expand(shape).clone()
-    words = section.strings(key)
-    if all(_NUMBER.fullmatch(w) for w in words):
-        size = math.prod(shape)
-        if len(words) != size:
-            raise section.error(
-                key,
-                f"parameter '{key}': a {type_name} has {size} component"
-                f"{'s' if size != 1 else ''}, got {len(words)} numbers",
-            )
-        values = [section.finite(key, w) for w in words]
-        return torch.tensor(values, dtype=Model.dtype).reshape(shape)
-    if len(words) != 1:
-        raise section.error(
-            key,
-            f"parameter '{key}': expected {type_name} numbers or the name of a [Tensors] "
-            f"block, got '{section.string(key)}'",
-        )
-    return resolve_tensor(section, key, words[0], type_name)
