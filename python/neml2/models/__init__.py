@@ -7,6 +7,8 @@ from . import (  # noqa: F401
     cohesive,
     conversions,
     crystal,
+    crystal_kinematics,
+    crystal_slip,
     eigenstrains,
     elasticity_tensors,
     finite_volume,
