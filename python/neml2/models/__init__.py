@@ -12,6 +12,8 @@ from . import (  # noqa: F401
     eigenstrains,
     elasticity_tensors,
     finite_volume,
+    finite_volume_fluxes,
+    finite_volume_sources,
     generic,
     hardening,
     interpolation,
