@@ -35,7 +35,7 @@ from .base import Evaluation, Model, Status, Variable, model_section
 from .combination import ScalarLinearCombination, SR2LinearCombination
 from .composed import ComposedModel
 from .elasticity import LinearIsotropicElasticity
-from .implicit import ConstantExtrapolationPredictor, ImplicitUpdate
+from .implicit import ImplicitUpdate
 from .normality import Normality
 from .plasticity import (
     AssociativeIsotropicPlasticHardening,
@@ -52,6 +52,7 @@ from .plasticity import (
     VoceIsotropicHardening,
     YieldFunction,
 )
+from .predictors import ConstantExtrapolationPredictor
 from .registry import build_model, model_types, register
 from .thermal import ThermalEigenstrain
 from .time_integration import _variants as _time_integration  # noqa: F401 (registers)
