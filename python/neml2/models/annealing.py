@@ -14,7 +14,7 @@ from collections.abc import Mapping
 import torch
 
 from .base import Blocks, Tensors
-from .plasticity import SCALAR, SR2, Block
+from .block import SCALAR, SR2, Block
 from .registry import register
 
 

@@ -21,8 +21,8 @@ import torch
 
 from ..hit import Section
 from .base import Blocks, Leaf, Model, Tensors, Variable, check_distinct, variable_name
+from .block import SCALAR, Block
 from .coupling import COUPLABLE
-from .plasticity import SCALAR, Block
 from .registry import register
 
 __all__ = [

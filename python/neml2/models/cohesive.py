@@ -20,7 +20,7 @@ import torch
 from ..hit import Section
 from ..tensors import base_shape
 from .base import Blocks, Tensors
-from .plasticity import SCALAR, Block
+from .block import SCALAR, Block
 from .registry import register
 
 __all__ = [

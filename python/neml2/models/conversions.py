@@ -25,7 +25,7 @@ from ..tensors import (
     sr2_to_full,
 )
 from .base import Blocks, Leaf, Model, Tensors, Variable, variable_name
-from .plasticity import SCALAR, Block
+from .block import SCALAR, Block
 from .registry import register
 
 R2 = base_shape("R2")

@@ -11,8 +11,8 @@ import torch
 from ..hit import Section
 from ..tensors import full_to_sr2, full_to_wr2, sr2_to_full, wr2_to_full
 from .base import Blocks, Tensors, variable_name
+from .block import SCALAR, Block
 from .crystal import MRP, SR2, WR2, _columns, _sr2_basis, _wr2_basis
-from .plasticity import SCALAR, Block
 from .registry import register
 
 

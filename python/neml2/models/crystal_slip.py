@@ -12,8 +12,8 @@ import torch
 from ..hit import Section
 from ..tensor_blocks import CrystalGeometry
 from .base import Blocks, Leaf, Model, Tensors, Variable, check_distinct, variable_name
+from .block import SCALAR, Block
 from .crystal import Shape, _CrystalModel, _geometry
-from .plasticity import SCALAR, Block
 from .registry import register
 
 

@@ -12,8 +12,8 @@ import torch
 
 from ..tensors import base_shape
 from .base import Blocks, Tensors
+from .block import SCALAR, Block, identity
 from .kinematics import ScalarOptions
-from .plasticity import SCALAR, Block, identity
 from .registry import register
 
 __all__ = ["PhaseTransformationEigenstrain", "VolumeChangeEigenstrain"]

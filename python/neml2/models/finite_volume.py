@@ -53,9 +53,9 @@ from .base import (
     tensor_option,
     variable_name,
 )
+from .block import SCALAR
 from .coupling import COUPLABLE, _is_tensor, _resolve
 from .kinematics import ScalarOptions
-from .plasticity import SCALAR
 from .registry import register
 
 __all__ = [

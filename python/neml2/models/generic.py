@@ -25,7 +25,7 @@ from ..tensors import (
     sr2_det_derivative,
 )
 from .base import Blocks, Leaf, Model, Tensors, Variable, from_and_to, tensor_option, variable_name
-from .plasticity import SCALAR, Block
+from .block import SCALAR, Block
 from .registry import register
 
 #: The tensor types NEML2 3.1.0 has Copy, ConstantParameter, InputParameter and

@@ -18,7 +18,7 @@ import torch
 
 from ..hit import Section
 from .base import Blocks, Tensors
-from .plasticity import SCALAR, SR2, Block, outer
+from .block import SCALAR, SR2, Block, outer
 from .registry import register
 
 

@@ -35,7 +35,7 @@ from .base import (
     tensor_option,
     variable_name,
 )
-from .plasticity import SCALAR, Block
+from .block import SCALAR, Block
 from .registry import register
 
 __all__ = [

@@ -18,8 +18,8 @@ import torch
 from ..hit import Section
 from ..tensors import base_shape, full_to_sr2, identity_block, per_point
 from .base import Blocks, Model, Tensors, check_distinct
+from .block import SCALAR, Block, identity
 from .elasticity_tensors import one_scalar
-from .plasticity import SCALAR, Block, identity
 from .registry import register
 
 __all__ = [

@@ -17,7 +17,7 @@ import torch
 
 from ..hit import Section
 from .base import Blocks, Model, Tensors, Variable, variable_name
-from .plasticity import SCALAR, Block
+from .block import SCALAR, Block
 from .registry import register
 
 

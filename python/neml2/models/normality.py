@@ -20,9 +20,9 @@ import torch
 
 from ..hit import Section
 from .base import Evaluation, Model, Variable, variable_name
+from .block import Block
 from .composed import ComposedModel
 from .implicit import _named
-from .plasticity import Block
 from .registry import _REGISTRY, build_model, register
 
 

@@ -17,10 +17,10 @@ import torch
 
 from ..hit import Section
 from .base import Blocks, Leaf, Model, Tensors, Variable, check_distinct, variable_name
+from .block import SCALAR, Block, deviator, identity
 from .coupling import COUPLABLE
 from .dual import Dual
 from .elasticity import coefficient_types, lame_parameters
-from .plasticity import SCALAR, Block, deviator, identity
 from .registry import register
 
 __all__ = [

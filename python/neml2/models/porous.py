@@ -9,7 +9,7 @@ from collections.abc import Mapping
 import torch
 
 from .base import Blocks, Tensors
-from .plasticity import SCALAR, SR2, Block, identity
+from .block import SCALAR, SR2, Block, identity
 from .registry import register
 
 

@@ -26,9 +26,9 @@ import torch
 from ..hit import Section
 from ..tensors import base_shape
 from .base import Blocks, Tensors
+from .block import SCALAR
 from .coupling import COUPLABLE
 from .kinematics import ScalarOptions
-from .plasticity import SCALAR
 from .registry import register
 
 __all__ = [

@@ -9,8 +9,8 @@ import torch
 
 from ..hit import Section
 from .base import Blocks, Model, Tensors, check_distinct
+from .block import SCALAR, Block
 from .elasticity import coefficient_types
-from .plasticity import SCALAR, Block
 from .registry import register
 
 

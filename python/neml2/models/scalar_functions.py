@@ -16,7 +16,7 @@ import torch
 
 from ..hit import Section
 from .base import Blocks, Leaf, Model, Tensors, Variable, from_and_to
-from .plasticity import SCALAR, SR2, Block
+from .block import SCALAR, SR2, Block
 from .registry import register
 
 __all__ = [

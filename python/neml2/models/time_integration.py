@@ -17,7 +17,7 @@ import torch
 from ..hit import Section
 from ..tensors import base_shape, identity_block, per_point
 from .base import Blocks, Model, Tensors, check_distinct, variable_name
-from .plasticity import SCALAR, Block
+from .block import SCALAR, Block
 from .registry import register
 
 

@@ -17,7 +17,7 @@ import torch
 
 from ..hit import Section
 from .base import Blocks, Tensors, variable_name
-from .plasticity import SR2, Block
+from .block import SR2, Block
 from .registry import register
 
 __all__ = [
