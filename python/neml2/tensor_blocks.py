@@ -1,5 +1,5 @@
-"""The ``[Tensors]`` and ``[Data]`` blocks of an input file: named tensors and crystal
-geometries that model options refer to by name.
+"""The ``[Tensors]`` blocks of an input file: named tensors that model options refer to by
+name, and the per-file cache that the ``[Data]`` blocks (:mod:`neml2.data_blocks`) share.
 
 ``[Tensors]`` types (NEML2 3.1.0's):
 
@@ -13,7 +13,8 @@ geometries that model options refer to by name.
   Columns are taken as stored (an SR2's shear columns are already Mandel components).
 
 ``[Data]`` types: ``CubicCrystal`` (``lattice_parameter``, ``slip_directions``,
-``slip_planes``), giving a :class:`CrystalGeometry`.
+``slip_planes``), giving a :class:`~neml2.data_blocks.CrystalGeometry` (read by
+:mod:`neml2.data_blocks`).
 
 Each block is evaluated once per parsed file (the cache is keyed by the file's root
 :class:`~neml2.hit.Section`), however many options name it.
@@ -22,11 +23,10 @@ Each block is evaluated once per parsed file (the cache is keyed by the file's r
 from __future__ import annotations
 
 import csv
-import math
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
@@ -34,16 +34,15 @@ from . import tensor_expr
 from .errors import HitError
 from .hit import Section
 from .tensor_expr import EXPR_TYPES, ExprError, TypedTensor
-from .tensors import TYPES, full_to_sr2, full_to_wr2
+from .tensors import TYPES
+
+if TYPE_CHECKING:
+    from .data_blocks import CrystalGeometry
 
 __all__ = [
     "CSV_TYPES",
-    "DATA_TYPES",
     "TENSOR_TYPES",
-    "CrystalGeometry",
-    "cubic_symmetry_operators",
     "evaluate_tensor_block",
-    "resolve_data",
     "resolve_tensor",
     "resolve_typed",
 ]
@@ -348,236 +347,3 @@ def resolve_tensor(section: Section, key: str, name: str, type_name: str) -> tor
     dimensions are the base shape of ``type_name`` (float64; leading axes, a table's
     points for instance, are kept)."""
     return resolve_typed(section, key, name, type_name).data
-
-
-# ---------------------------------------------------------------------------------------
-# [Data]: crystal geometry
-# ---------------------------------------------------------------------------------------
-
-# The 24 proper rotations of the cubic point group 432 as quaternions (w, x, y, z), in
-# NEML2's order, which fixes the order of the slip systems. Letters: h = 1/2, H = -1/2,
-# a = sqrt(2)/2, A = -sqrt(2)/2.
-_CUBIC = (
-    "1000 hhhh Hhhh hHhh hhHh HHHh hHHh HHhh HhHh 0010 0001 0100 "
-    "0A0a 0a0a a0a0 a0A0 00Aa aa00 aA00 00aa 0Aa0 a00A 0aa0 a00a"
-)
-_LETTER = {"0": 0.0, "1": 1.0, "h": 0.5, "H": -0.5, "a": math.sqrt(0.5), "A": -math.sqrt(0.5)}
-
-
-def _rotation(q: torch.Tensor) -> torch.Tensor:
-    """The rotation matrices of unit quaternions ``(..., 4)``."""
-    w, x, y, z = q.unbind(-1)
-    return torch.stack(
-        [
-            torch.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
-            torch.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
-            torch.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
-        ],
-        -2,
-    )
-
-
-def cubic_symmetry_operators() -> torch.Tensor:
-    """The 24 rotations of the cubic group, ``(24, 3, 3)``, in NEML2's order."""
-    quats = [[_LETTER[c] for c in word] for word in _CUBIC.split()]
-    return _rotation(torch.tensor(quats, dtype=torch.float64))
-
-
-def _reciprocal(lattice: torch.Tensor) -> torch.Tensor:
-    """The reciprocal lattice (rows) of a lattice given by its rows."""
-    a = lattice
-    cross = torch.stack([torch.linalg.cross(a[(i + 1) % 3], a[(i + 2) % 3]) for i in range(3)])
-    return cross / (a * cross).sum(-1, keepdim=True)
-
-
-def _reduced(index: torch.Tensor) -> torch.Tensor:
-    """A Miller index divided by the greatest common divisor of its components."""
-    ints = [round(float(v)) for v in index]
-    divisor = math.gcd(*ints) or 1
-    return torch.tensor([v / divisor for v in ints], dtype=torch.float64)
-
-
-def _images(ops: torch.Tensor, vector: torch.Tensor) -> list[torch.Tensor]:
-    """The distinct images of ``vector`` under ``ops``, a vector and its negative being one,
-    in the order of the operators."""
-    kept: list[torch.Tensor] = []
-    for image in ops @ vector:
-        if not any(torch.allclose(image, k) or torch.allclose(image, -k) for k in kept):
-            kept.append(image)
-    return kept
-
-
-@dataclass(frozen=True)
-class CrystalGeometry:
-    """The slip systems of a crystal: per system (the leading axis, ``nslip``) the unit
-    slip direction and plane normal, the Burgers vector length and the Schmid tensors.
-
-    Slip system ``i`` belongs to group ``g`` when ``slip_offsets[g] <= i <
-    slip_offsets[g + 1]``: one group per (direction, plane) family given.
-    """
-
-    #: the symmetry operators, ``(nsym, 3, 3)``
-    sym_ops: torch.Tensor
-    #: the lattice vectors as rows, ``(3, 3)``
-    lattice_vectors: torch.Tensor
-    #: the reciprocal lattice vectors as rows, ``(3, 3)``
-    reciprocal_lattice_vectors: torch.Tensor
-    #: the Miller indices of the families, ``(nfamily, 3)``
-    slip_directions: torch.Tensor
-    slip_planes: torch.Tensor
-    #: unit slip directions and plane normals, ``(nslip, 3)``
-    cartesian_slip_directions: torch.Tensor
-    cartesian_slip_planes: torch.Tensor
-    #: Burgers vector lengths, ``(nslip,)``
-    burgers: torch.Tensor
-    #: ``[0, end of group 0, ..., nslip]``
-    slip_offsets: tuple[int, ...]
-
-    @classmethod
-    def build(
-        cls,
-        sym_ops: torch.Tensor,
-        lattice_vectors: torch.Tensor,
-        slip_directions: torch.Tensor,
-        slip_planes: torch.Tensor,
-    ) -> CrystalGeometry:
-        """The slip systems generated by the symmetry operators from each family: every
-        distinct image of the direction with every distinct image of the plane normal that
-        is perpendicular to it. ValueError when the families give no slip system."""
-        directions = slip_directions.reshape(-1, 3)
-        planes = slip_planes.reshape(-1, 3)
-        if directions.shape != planes.shape:
-            raise ValueError(
-                f"{directions.shape[0]} slip directions but {planes.shape[0]} slip planes"
-            )
-        reciprocal = _reciprocal(lattice_vectors)
-        dirs: list[torch.Tensor] = []
-        normals: list[torch.Tensor] = []
-        offsets = [0]
-        for d, p in zip(directions, planes, strict=True):
-            d_cart = _reduced(d) @ lattice_vectors
-            p_cart = _reduced(p) @ reciprocal
-            plane_images = _images(sym_ops, p_cart)
-            for di in _images(sym_ops, d_cart):
-                for pi in plane_images:
-                    if abs(float(di @ pi)) <= 1e-8:
-                        dirs.append(di)
-                        normals.append(pi)
-            offsets.append(len(dirs))
-        if not dirs:
-            raise ValueError("the slip directions and planes give no slip system")
-        d_all, p_all = torch.stack(dirs), torch.stack(normals)
-        return cls(
-            sym_ops=sym_ops,
-            lattice_vectors=lattice_vectors,
-            reciprocal_lattice_vectors=reciprocal,
-            slip_directions=directions,
-            slip_planes=planes,
-            cartesian_slip_directions=d_all / torch.linalg.vector_norm(d_all, dim=-1, keepdim=True),
-            cartesian_slip_planes=p_all / torch.linalg.vector_norm(p_all, dim=-1, keepdim=True),
-            burgers=torch.linalg.vector_norm(d_all, dim=-1),
-            slip_offsets=tuple(offsets),
-        )
-
-    @property
-    def nslip(self) -> int:
-        """The number of slip systems."""
-        return self.slip_offsets[-1]
-
-    @property
-    def nslip_groups(self) -> int:
-        """The number of slip-system groups (families)."""
-        return len(self.slip_offsets) - 1
-
-    def nslip_in_group(self, group: int) -> int:
-        """The number of slip systems of one group."""
-        if not 0 <= group < self.nslip_groups:
-            raise IndexError(f"slip group {group} out of range [0, {self.nslip_groups})")
-        return self.slip_offsets[group + 1] - self.slip_offsets[group]
-
-    @property
-    def A(self) -> torch.Tensor:
-        """The Schmid tensors ``d x n``, ``(nslip, 3, 3)``."""
-        return self.cartesian_slip_directions[:, :, None] * self.cartesian_slip_planes[:, None, :]
-
-    @property
-    def M(self) -> torch.Tensor:
-        """Their symmetric parts, SR2 ``(nslip, 6)``."""
-        return full_to_sr2(self.A)
-
-    @property
-    def W(self) -> torch.Tensor:
-        """Their skew parts, WR2 ``(nslip, 3)``."""
-        return full_to_wr2(self.A)
-
-
-#: Every [Data] type and the options it takes (beside ``type``).
-DATA_TYPES: dict[str, tuple[str, ...]] = {
-    "CubicCrystal": ("lattice_parameter", "slip_directions", "slip_planes"),
-}
-
-
-def resolve_data(section: Section, key: str, name: str) -> CrystalGeometry:
-    """The object of ``[Data/<name>]`` for option ``key`` of ``section`` (built once per
-    file)."""
-    cache = _cache(section)
-    if name in cache.data:
-        return cache.data[name]
-    blocks = _blocks(_root(section), "Data")
-    block = blocks.child(name) if blocks is not None else None
-    if block is None:
-        raise _missing_block(section, key, "Data", name)
-    type_name = block.string("type")
-    if type_name not in DATA_TYPES:
-        raise block.error(
-            "type",
-            f"[{block.full_name}]: unknown [Data] type '{type_name}'; known types: "
-            f"{', '.join(DATA_TYPES)}",
-        )
-    _check_options(block, DATA_TYPES[type_name], type_name)
-    cache.data[name] = _cubic_crystal(block)
-    return cache.data[name]
-
-
-def _block_tensor(block: Section, key: str, type_name: str) -> torch.Tensor:
-    """Option ``key`` of a [Data] block: numbers in place or a [Tensors] block's name."""
-    words = block.strings(key)
-    try:
-        numbers = [block.finite(key, w) for w in words]  # ValueError: not a number
-    except ValueError:
-        numbers = None
-    if numbers is not None:
-        size = math.prod(TYPES[type_name])
-        if len(numbers) % size:
-            raise block.error(
-                key, f"parameter '{key}': {len(numbers)} numbers are not {type_name}s"
-            )
-        return torch.tensor(numbers, dtype=torch.float64).reshape(-1, *TYPES[type_name])
-    if len(words) != 1:
-        raise block.error(
-            key, f"parameter '{key}': expected numbers or the name of a [Tensors] block"
-        )
-    return resolve_tensor(block, key, words[0], type_name)
-
-
-def _cubic_crystal(block: Section) -> CrystalGeometry:
-    lattice = _block_tensor(block, "lattice_parameter", "Scalar")
-    if lattice.numel() != 1:
-        raise block.error("lattice_parameter", "parameter 'lattice_parameter': expected one value")
-    directions = _block_tensor(block, "slip_directions", "MillerIndex")
-    planes = _block_tensor(block, "slip_planes", "MillerIndex")
-    if directions.reshape(-1, 3).shape != planes.reshape(-1, 3).shape:
-        raise block.error(
-            "slip_planes",
-            f"[{block.full_name}]: {directions.reshape(-1, 3).shape[0]} slip directions but "
-            f"{planes.reshape(-1, 3).shape[0]} slip planes",
-        )
-    try:
-        return CrystalGeometry.build(
-            cubic_symmetry_operators(),
-            float(lattice.reshape(())) * torch.eye(3, dtype=torch.float64),
-            directions,
-            planes,
-        )
-    except ValueError as err:
-        raise block.error(None, f"[{block.full_name}]: {err}") from None

@@ -12,15 +12,10 @@ import pytest
 import torch
 
 from neml2 import hit, tensor_blocks
+from neml2.data_blocks import CrystalGeometry, resolve_data
 from neml2.errors import HitError
 from neml2.models.base import tensor_option
-from neml2.tensor_blocks import (
-    CrystalGeometry,
-    evaluate_tensor_block,
-    resolve_data,
-    resolve_tensor,
-    resolve_typed,
-)
+from neml2.tensor_blocks import evaluate_tensor_block, resolve_tensor, resolve_typed
 from neml2.tensor_expr import TypedTensor
 
 from .conftest import REPO

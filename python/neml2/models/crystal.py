@@ -4,7 +4,7 @@ Per-slip-system quantities (resolved shears, slip strengths, slip rates, per-sli
 dislocation densities) are Scalars with one sub-batch axis of ``nslip`` entries (see
 :mod:`.sub_batch`): shape ``(B, nslip)``. The models that read the crystal geometry
 (option ``crystal_geometry``, default ``crystal_geometry``, naming a ``[Data]`` block;
-:class:`~neml2.tensor_blocks.CrystalGeometry`) introduce that axis
+:class:`~neml2.data_blocks.CrystalGeometry`) introduce that axis
 (``ResolvedShear``, ``SingleSlipStrengthMap``) or sum over it (``PlasticDeformationRate``,
 ``PlasticSpatialVelocityGradient``, ``PlasticVorticity``); ``SumSlipRates`` sums over the
 axis its input carries; the others work slip system by slip system.
@@ -42,8 +42,8 @@ from typing import ClassVar
 
 import torch
 
+from ..data_blocks import CrystalGeometry, resolve_data
 from ..hit import Section
-from ..tensor_blocks import CrystalGeometry, resolve_data
 from ..tensors import base_shape, full_to_sr2, full_to_wr2, sr2_to_full, wr2_to_full
 from .base import Blocks, Leaf, Model, Tensors, Variable, check_distinct, variable_name
 from .registry import register

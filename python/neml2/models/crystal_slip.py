@@ -9,8 +9,8 @@ from collections.abc import Mapping
 
 import torch
 
+from ..data_blocks import CrystalGeometry
 from ..hit import Section
-from ..tensor_blocks import CrystalGeometry
 from .base import Blocks, Leaf, Model, Tensors, Variable, check_distinct, variable_name
 from .block import SCALAR, Block
 from .crystal import Shape, _CrystalModel, _geometry
