@@ -5,6 +5,7 @@ from . import (  # noqa: F401
     annealing,
     chemical_reactions,
     cohesive,
+    cohesive_mixed_mode,
     conversions,
     crystal,
     crystal_kinematics,
