@@ -117,7 +117,7 @@ class _CrystalModel(Leaf):
             return Variable(self.names[key], shape)
 
         # The Schmid tensors as numbers, formed here once, eagerly (see schmid())
-        A = geometry.cartesian_slip_directions[:, :, None] * geometry.cartesian_slip_planes[:, None, :]
+        A = geometry.A
         self._schmid = {
             "A": A.tolist(),
             "M": (0.5 * (A + A.transpose(-1, -2))).tolist(),
