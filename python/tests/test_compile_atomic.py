@@ -5,6 +5,7 @@ path component; the output paths are checked before any work."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -131,7 +132,10 @@ def start_compile(
         filter(None, [str(site), str(PYTHON_DIR), env.get("PYTHONPATH")])
     )
     env.update({"FAKE_MARKER": str(marker), "FAKE_SLEEP": str(sleep)})
-    argv = [sys.executable, "-m", "neml2.compile", str(ELASTIC), "--model", "model"]
+    # -X faulthandler: a child that hangs can be made to print every thread's stack
+    # (interrupt_and_wait)
+    argv = [sys.executable, "-X", "faulthandler", "-m", "neml2.compile", str(ELASTIC)]
+    argv += ["--model", "model"]
     return subprocess.Popen(
         [*argv, "-p", "E", "-o", str(out), *extra],
         env=env,
@@ -140,6 +144,21 @@ def start_compile(
         text=True,
         start_new_session=True,  # its own process group, as a terminal's Ctrl-C reaches it
     )
+
+
+def interrupt_and_wait(proc: subprocess.Popen[str], seconds: float) -> tuple[str, str]:
+    """Ctrl-C to the child's process group; its output once it exits. A child still running
+    after ``seconds`` is aborted, which makes it print every thread's stack (faulthandler),
+    and the test fails with that stack: where an interrupted compile hangs."""
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        return proc.communicate(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        os.kill(proc.pid, signal.SIGABRT)
+        _, stderr = proc.communicate(timeout=60)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)  # its workers
+        pytest.fail(f"neml2-compile did not end {seconds} s after Ctrl-C; its stacks:\n{stderr}")
 
 
 def test_ctrl_c_under_jobs_keeps_the_previous_artifact(tmp_path: Path) -> None:
@@ -160,8 +179,7 @@ def test_ctrl_c_under_jobs_keeps_the_previous_artifact(tmp_path: Path) -> None:
         time.sleep(0.2)
     assert marker.is_file(), proc.communicate(timeout=60)
     time.sleep(0.5)  # forward's worker is now asleep with half a file written
-    os.killpg(proc.pid, signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=120)
+    stdout, stderr = interrupt_and_wait(proc, 120)
     assert proc.returncode == 130, stderr
     assert stderr == "neml2-compile: interrupted\n"
     assert "done in" not in stdout
