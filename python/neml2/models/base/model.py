@@ -261,30 +261,25 @@ class Model:
 
     def jacobian(self, inputs: Mapping[str, torch.Tensor]) -> Blocks:
         """Every block ``[output][input]``; one that does not depend on the batch unbatched."""
-        call = Batch(self.name, self.dtype)
-        x = self._checked(call, "input", inputs, self.inputs)
-        ev = self.evaluate(call.expand(x, self.inputs), self.parameters, jacobian=True)
-        raise_if_failed(self.name, ev.status)
-        return {
-            of: {
-                wrt: call.unbatch_one(block) if self.jacobian_batched(of, wrt) else block
-                for wrt, block in row.items()
-            }
-            for of, row in ev.jacobian.items()
-        }
+        return self._blocks(inputs, params=False)
 
     def param_jacobian(self, inputs: Mapping[str, torch.Tensor]) -> Blocks:
         """Every block ``[output][parameter]``; one that does not depend on the batch unbatched."""
+        return self._blocks(inputs, params=True)
+
+    def _blocks(self, inputs: Mapping[str, torch.Tensor], params: bool) -> Blocks:
+        """The blocks of jacobian() (``params`` false) or param_jacobian() (true)."""
         call = Batch(self.name, self.dtype)
         x = self._checked(call, "input", inputs, self.inputs)
-        ev = self.evaluate(call.expand(x, self.inputs), self.parameters, param_jacobian=True)
+        ev = self.evaluate(
+            call.expand(x, self.inputs), self.parameters, jacobian=not params, param_jacobian=params
+        )
         raise_if_failed(self.name, ev.status)
+        blocks = ev.param_jacobian if params else ev.jacobian
+        batched = self.param_jacobian_batched if params else self.jacobian_batched
         return {
-            of: {
-                wrt: call.unbatch_one(block) if self.param_jacobian_batched(of, wrt) else block
-                for wrt, block in row.items()
-            }
-            for of, row in ev.param_jacobian.items()
+            of: {wrt: call.unbatch_one(b) if batched(of, wrt) else b for wrt, b in row.items()}
+            for of, row in blocks.items()
         }
 
     def param_vjp(
