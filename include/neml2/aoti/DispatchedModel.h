@@ -99,7 +99,7 @@ public:
     _s->synced.resize(_s->models.size());
     _s->policy.emplace(std::move(scheduler));
     if constexpr (Policy::asynchronous)
-      guard([&entry] { return entry.model; },
+      guard([this] { return detail::who(meta()); },
             [this]
             {
               _s->policy->on_every_lane([this](DeviceIndex d) { _s->models[d]->warm_up(); });
