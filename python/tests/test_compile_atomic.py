@@ -155,9 +155,11 @@ def interrupt_and_wait(proc: subprocess.Popen[str], seconds: float) -> tuple[str
         return proc.communicate(timeout=seconds)
     except subprocess.TimeoutExpired:
         os.kill(proc.pid, signal.SIGABRT)
-        _, stderr = proc.communicate(timeout=60)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=30)
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)  # its workers
+            os.killpg(proc.pid, signal.SIGKILL)  # its workers, which hold its pipes open
+        _, stderr = proc.communicate(timeout=60)
         pytest.fail(f"neml2-compile did not end {seconds} s after Ctrl-C; its stacks:\n{stderr}")
 
 
