@@ -78,14 +78,20 @@ class Batch:
                     f"model '{self.model}': {item} has shape {shape_text(shape)}, "
                     f"expected {shape_text(var.shape)} or {shape_text(('B', *var.shape))}"
                 )
-            if self.size is not None and shape[0] != self.size:
-                raise Neml2Error(
-                    f"model '{self.model}': batch sizes disagree: {item} has {shape[0]} "
-                    f"but {self.owner} has {self.size}"
-                )
-            self.size, self.owner = shape[0], item
+            self.agree(item, shape[0])
             checked[var.name] = value
         return checked
+
+    def agree(self, item: str, size: int) -> None:
+        """Take ``size`` as the batch size of ``item`` (``input 'strain'``, ``parameter
+        'model.E'``): the call's B, or a Neml2Error naming both where another item set
+        another size."""
+        if self.size is not None and size != self.size:
+            raise Neml2Error(
+                f"model '{self.model}': batch sizes disagree: {item} has {size} "
+                f"but {self.owner} has {self.size}"
+            )
+        self.size, self.owner = size, item
 
     def expand(self, tensors: Mapping[str, torch.Tensor], expected: Sequence[Variable]) -> Tensors:
         """Every tensor as ``(B, *shape)``; a missing one (zero by convention) as zeros."""

@@ -52,6 +52,7 @@ class ComposedModel(Model):
                     inputs.setdefault(v.name, v)
         parameters = {k: v for m in self.models for k, v in m.parameters.items()}
         super().__init__(name, list(inputs.values()), [produced[o] for o in outputs], parameters)
+        self._parameter_shapes = {k: v for m in self.models for k, v in m.parameter_shapes.items()}
         self._external = set(inputs)
         self._jflags, self._pflags = self._flags()
 
@@ -188,7 +189,7 @@ class ComposedModel(Model):
     ) -> Evaluation:
         values = dict(x)
         var_shapes = {v.name: v.shape for m in self.models for v in (*m.inputs, *m.outputs)}
-        param_shapes = {k: tuple(v.shape) for k, v in p.items()}
+        param_shapes = self.parameter_shapes  # a parameter given per point has one more axis
         chain = jacobian or param_jacobian
         # the non-zero blocks d(variable)/d(composed input) and d(variable)/d(parameter)
         jac: Blocks = {}

@@ -130,6 +130,7 @@ class ImplicitUpdate(Model):
                 inputs.append(v)
         self.givens = [v for v in system.inputs if v.name not in unknowns]
         super().__init__(name, inputs, self.unknowns, system.parameters)
+        self._parameter_shapes = system.parameter_shapes
 
     @property
     def implicit(self) -> bool:
@@ -471,7 +472,8 @@ class ImplicitUpdate(Model):
         if param_jacobian:
             result.param_jacobian = {v.name: {} for v in self.unknowns}
             for q in self.parameters:
-                qsize = max(1, math.prod(p[q].shape))
+                shape = self.parameter_shapes[q]  # a parameter given per point has one more axis
+                qsize = max(1, math.prod(shape))
                 dr = torch.cat(
                     [
                         self._pflat(rv, q, qsize, ev.param_jacobian[rv.name][q], n)
@@ -479,6 +481,6 @@ class ImplicitUpdate(Model):
                     ],
                     -2,
                 )
-                for name, b in rows(sensitivity(dr), tuple(p[q].shape)).items():
+                for name, b in rows(sensitivity(dr), shape).items():
                     result.param_jacobian[name][q] = b
         return result

@@ -123,6 +123,7 @@ class SubBatched(Model):
         outputs = [sub_batched(v, sub) for v in inner.outputs]
         super().__init__(inner.name, inputs, outputs, {})
         self.parameters = inner.parameters  # one dict: a change through either is seen by both
+        self._parameter_shapes = inner.parameter_shapes
         self.type_name = inner.type_name  # type: ignore[misc]
 
     @property

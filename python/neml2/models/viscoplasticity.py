@@ -81,6 +81,10 @@ class J2Viscoplasticity(Model):
 
     type_name = "J2Viscoplasticity"
     options = frozenset({*PARAMETERS, "solver", *INPUT_KEYS, *OUTPUT_KEYS})
+    #: Every parameter is a scalar, so one per point is a ``(B,)`` tensor, which the kernel
+    #: broadcasts against the ``(B,)`` per-point scalars as it does a shared one (and
+    #: widens where it scales a tensor: :func:`_per_point`).
+    takes_per_point = True
 
     def __init__(
         self,
@@ -163,6 +167,7 @@ class J2Viscoplasticity(Model):
         )
         lam, G = lam_d.value, G_d.value
         G3 = 3 * G
+        G_sr2, G_ssr4 = _per_point(G, 1), _per_point(G, 2)
         normal = torch.tensor([1.0, 1.0, 1.0, 0.0, 0.0, 0.0], dtype=strain.dtype).to(strain.device)
 
         # trial state
@@ -211,7 +216,7 @@ class J2Viscoplasticity(Model):
         z_n = z * z_n1
         dp = dt * z_n
         plastic_strain = ep_old + dp.unsqueeze(-1) * direction
-        stress = 2 * G * (strain - plastic_strain) + (lam * trace).unsqueeze(-1) * normal
+        stress = 2 * G_sr2 * (strain - plastic_strain) + (lam * trace).unsqueeze(-1) * normal
         outputs = {
             nm["stress"]: stress,
             nm["plastic_strain"]: plastic_strain,
@@ -231,11 +236,11 @@ class J2Viscoplasticity(Model):
         def rows(d_dp: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
             """(d plastic_strain, d stress) for a scalar-valued d(dp) per point."""
             d_ep = direction * d_dp.unsqueeze(-1)
-            return d_ep, -2 * G * d_ep
+            return d_ep, -2 * G_sr2 * d_ep
 
         if jacobian:
             eye = torch.eye(6, dtype=strain.dtype).to(strain.device)
-            stiffness = 2 * G * eye + lam * normal.unsqueeze(-1) * normal
+            stiffness = 2 * G_ssr4 * eye + _per_point(lam, 2) * normal.unsqueeze(-1) * normal
             projector = eye - normal.unsqueeze(-1) * normal / 3
             unit = dev / norm_safe.unsqueeze(-1)
             # d(dp N)/d(strain) = N (x) d(dp)/d(strain) + dp dN/d(strain)
@@ -252,8 +257,8 @@ class J2Viscoplasticity(Model):
             e, eo, po, t = (nm[k] for k in INPUT_KEYS)
             ev.jacobian = {
                 S: {
-                    e: stiffness - 2 * G * dflow,
-                    eo: 2 * G * dflow - stiffness,
+                    e: stiffness - 2 * G_ssr4 * dflow,
+                    eo: 2 * G_ssr4 * dflow - stiffness,
                     po: s_pold,
                     t: s_dt,
                 },
@@ -275,7 +280,9 @@ class J2Viscoplasticity(Model):
                 dG, dlam = G_d.grad[index], lam_d.grad[index]
                 d_ep, d_s = rows(dp_dG * dG)
                 blocks[nm["stress"]][f"{self.name}.{key}"] = (
-                    d_s + 2 * dG * elastic_part + (dlam * trace).unsqueeze(-1) * normal
+                    d_s
+                    + 2 * _per_point(dG, 1) * elastic_part
+                    + (dlam * trace).unsqueeze(-1) * normal
                 )
                 blocks[nm["plastic_strain"]][f"{self.name}.{key}"] = d_ep
                 blocks[nm["equivalent_plastic_strain"]][f"{self.name}.{key}"] = dp_dG * dG
@@ -289,6 +296,14 @@ class J2Viscoplasticity(Model):
                 for out, row in blocks.items()
             }
         return ev
+
+
+def _per_point(value: torch.Tensor | float, axes: int) -> torch.Tensor | float:
+    """A scalar that scales a tensor with ``axes`` base axes: a shared one as it is, one per
+    point, ``(B,)``, with ``axes`` trailing axes of size 1."""
+    if isinstance(value, torch.Tensor) and value.dim() == 1:
+        return value.reshape(-1, *(1,) * axes)
+    return value
 
 
 def _residual(

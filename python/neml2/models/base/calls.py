@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 import torch
 
 from ...errors import ConvergenceError, Neml2Error
+from ..batch import shape_text
 from .values import Status, Variable
 
 
@@ -39,6 +40,45 @@ def refuse_unknown(
             f"model '{model}': unknown {role} '{name}' "
             f"(expected {kind}: {', '.join(v.name for v in known)}){note}"
         )
+
+
+def check_parameter(
+    model: str,
+    name: str,
+    value: object,
+    current: torch.Tensor | None,
+    shape: tuple[int, ...],
+    known: Sequence[str],
+    renamed: Mapping[str, str] | None = None,
+) -> bool:
+    """Check the new value of parameter ``name`` (``set_parameter`` of the eager and the
+    compiled model), whose value now is ``current`` (None: no such parameter) and whose
+    shape is ``shape``: a tensor of the shape ``(*shape)`` or ``(B, *shape)``, with the dtype
+    and device of ``current``. Returns whether it holds one value per point. ``renamed``
+    maps the original names of parameters neml2-compile renamed to their new names."""
+    if current is None:
+        note = ""
+        if renamed and name in renamed:
+            note = f"; '{name}' is now called '{renamed[name]}' (neml2-compile --rename-parameter)"
+        raise Neml2Error(
+            f"model '{model}': unknown parameter '{name}' "
+            f"(expected parameters: {', '.join(known) or 'none'}){note}"
+        )
+    if not isinstance(value, torch.Tensor):
+        raise Neml2Error(f"model '{model}': parameter '{name}' is not a tensor")
+    given = tuple(value.shape)
+    per_point = len(given) == len(shape) + 1 and given[1:] == shape
+    if given != shape and not per_point:
+        raise Neml2Error(
+            f"model '{model}': parameter '{name}' has shape {shape_text(given)}, "
+            f"expected {shape_text(shape)} or {shape_text(('B', *shape))}"
+        )
+    if value.dtype != current.dtype or value.device != current.device:
+        raise Neml2Error(
+            f"model '{model}': parameter '{name}' is {value.dtype} on {value.device}, "
+            f"expected {current.dtype} on {current.device}"
+        )
+    return per_point
 
 
 def raise_if_failed(model: str, status: Status | None) -> None:
@@ -107,11 +147,17 @@ def _pull_back(
     of_size: int,
     param_shape: tuple[int, ...],
     batched: bool,
+    per_point: bool = False,
 ) -> torch.Tensor:
-    """``sum_b c_b . d(out_b)/d(param)`` for one parameter Jacobian block."""
+    """``sum_b c_b . d(out_b)/d(param)`` for one parameter Jacobian block; with
+    ``per_point`` each point's own ``c_b . d(out_b)/d(param_b)``, ``(B, *param_shape)``
+    (the block is then batched)."""
     n = cotangent.shape[0]
     param_size = math.prod(param_shape)
     flat_c = cotangent.reshape(n, of_size)
+    if per_point:
+        block = block.reshape(-1, of_size, param_size).expand(n, of_size, param_size)
+        return (flat_c.unsqueeze(-1) * block).sum(1).reshape((n, *param_shape))
     if batched:
         out = torch.matmul(flat_c.unsqueeze(1), block.reshape(n, of_size, param_size)).sum(0)
     else:

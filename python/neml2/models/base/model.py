@@ -13,7 +13,7 @@ from ...errors import Neml2Error
 from ...hit import Section
 from ...solvers import checked_settings, solver_table
 from ..batch import Batch
-from .calls import _apply, _pull_back, raise_if_failed, refuse_unknown
+from .calls import _apply, _pull_back, check_parameter, raise_if_failed, refuse_unknown
 from .values import Blocks, Evaluation, Pair, SecondOrder, Tensors, Variable
 
 
@@ -25,6 +25,9 @@ class Model:
     dtype: ClassVar[torch.dtype] = torch.float64
     #: The keys its input-file block accepts besides ``type``.
     options: ClassVar[frozenset[str]] = frozenset()
+    #: Whether :meth:`evaluate` takes any parameter per point, ``(B, *shape)``, in place of
+    #: a shared one; other models are evaluated point by point for that (:mod:`..points`).
+    takes_per_point: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -37,11 +40,28 @@ class Model:
         self.inputs = list(inputs)
         self.outputs = list(outputs)
         self.parameters: Tensors = dict(parameters)
+        self._parameter_shapes = {k: tuple(v.shape) for k, v in self.parameters.items()}
 
     @classmethod
     def from_hit(cls, section: Section) -> Model:
         """Build the model from its ``[Models/<name>]`` block."""
         raise NotImplementedError
+
+    @property
+    def parameter_shapes(self) -> dict[str, tuple[int, ...]]:
+        """The declared shape of each parameter: one value's, as the model was built (a
+        parameter given per point, ``(B, *shape)``, has one more leading axis). A model
+        that sets its parameters after :meth:`__init__` has them recorded at first use."""
+        shapes: dict[str, tuple[int, ...]] = self.__dict__.setdefault("_parameter_shapes", {})
+        for name, value in self.parameters.items():
+            if name not in shapes:
+                shapes[name] = tuple(value.shape)
+        return shapes
+
+    def per_point_parameters(self, p: Mapping[str, torch.Tensor]) -> list[str]:
+        """The parameters of ``p`` given per point, ``(B, *shape)``, rather than shared."""
+        shapes = self.parameter_shapes
+        return [q for q, t in p.items() if q in shapes and t.dim() == len(shapes[q]) + 1]
 
     @property
     def implicit(self) -> bool:
@@ -205,10 +225,13 @@ class Model:
         cotangents: Mapping[str, torch.Tensor],
         params: Sequence[str],
     ) -> Tensors:
-        """``sum_b sum_out c . d(out)/d(param)`` per parameter, from the parameter Jacobian."""
+        """``sum_b sum_out c . d(out)/d(param)`` per parameter, from the parameter Jacobian;
+        for a parameter given per point in ``p`` the sum over outputs at each point,
+        ``(B, *shape)``."""
         result: Tensors = {}
+        points = set(self.per_point_parameters(p))
         for param in params:
-            shape = tuple(p[param].shape)
+            shape = self.parameter_shapes[param]
             total: torch.Tensor | None = None
             for out in self.outputs:
                 term = _pull_back(
@@ -217,6 +240,7 @@ class Model:
                     out.size,
                     shape,
                     self.param_jacobian_batched(out.name, param),
+                    per_point=param in points,
                 )
                 total = term if total is None else total + term
             assert total is not None
@@ -229,11 +253,43 @@ class Model:
         """The live parameter tensors; changing one in place changes the next evaluation."""
         return self.parameters
 
+    def set_parameter(self, name: str, value: torch.Tensor) -> None:
+        """Give parameter ``name`` the tensor ``value`` for the next evaluations: one value
+        for every point, ``(*shape)``, or one per point, ``(B, *shape)``, whose B every
+        call's batch must then be (doc/python.md, "Per-point parameters").
+
+        Neml2Error for an unknown name, another dtype or device than the parameter's,
+        another shape, or a model that cannot take the parameter per point; then nothing
+        is changed.
+        """
+        from ..points import with_per_point  # builds on this module
+
+        shape = self.parameter_shapes.get(name, ())
+        current = self.parameters.get(name)
+        per_point = check_parameter(self.name, name, value, current, shape, list(self.parameters))
+        if per_point:
+            others = [q for q in self.per_point_parameters(self.parameters) if q != name]
+            with_per_point(self, [*others, name])  # refuses a model that cannot
+        self.parameters[name] = value
+
+    def _evaluator(self, call: Batch) -> Model:
+        """The model that evaluates a call: this one, or, while some parameters hold one
+        value per point, the model that takes them per point (:mod:`neml2.models.points`),
+        their B agreed with the call's batch."""
+        points = self.per_point_parameters(self.parameters)
+        if not points:
+            return self
+        from ..points import with_per_point  # builds on this module
+
+        for name in points:
+            call.agree(f"parameter '{name}'", int(self.parameters[name].shape[0]))
+        return with_per_point(self, points)
+
     def forward(self, inputs: Mapping[str, torch.Tensor]) -> Tensors:
         """Every output at the given inputs (each batched ``(B, *shape)`` or one point)."""
         call = Batch(self.name, self.dtype)
         x = self._checked(call, "input", inputs, self.inputs)
-        ev = self.evaluate(call.expand(x, self.inputs), self.parameters)
+        ev = self._evaluator(call).evaluate(call.expand(x, self.inputs), self.parameters)
         raise_if_failed(self.name, ev.status)
         return call.unbatch(ev.outputs)
 
@@ -249,10 +305,11 @@ class Model:
         x = self._checked(call, "input", inputs, self.inputs)
         wrt = [v for v in self.inputs if v.name in tangents]
         v = self._checked(call, "tangent", tangents, wrt)
-        ev = self.evaluate(call.expand(x, self.inputs), self.parameters, jacobian=True)
+        model = self._evaluator(call)
+        ev = model.evaluate(call.expand(x, self.inputs), self.parameters, jacobian=True)
         raise_if_failed(self.name, ev.status)
         pairs = [(o.name, i.name) for o in self.outputs for i in wrt]
-        result = self.jvp_of(ev.jacobian, call.expand(v, wrt), pairs)
+        result = model.jvp_of(ev.jacobian, call.expand(v, wrt), pairs)
         n = 1 if call.size is None else call.size
         for o in self.outputs:
             if o.name not in result:
@@ -271,12 +328,13 @@ class Model:
         """The blocks of jacobian() (``params`` false) or param_jacobian() (true)."""
         call = Batch(self.name, self.dtype)
         x = self._checked(call, "input", inputs, self.inputs)
-        ev = self.evaluate(
+        model = self._evaluator(call)
+        ev = model.evaluate(
             call.expand(x, self.inputs), self.parameters, jacobian=not params, param_jacobian=params
         )
         raise_if_failed(self.name, ev.status)
         blocks = ev.param_jacobian if params else ev.jacobian
-        batched = self.param_jacobian_batched if params else self.jacobian_batched
+        batched = model.param_jacobian_batched if params else model.jacobian_batched
         return {
             of: {wrt: call.unbatch_one(b) if batched(of, wrt) else b for wrt, b in row.items()}
             for of, row in blocks.items()
@@ -289,9 +347,10 @@ class Model:
         call = Batch(self.name, self.dtype)
         x = self._checked(call, "input", inputs, self.inputs)
         c = self._checked(call, "cotangent", cotangents, self.outputs, missing_is_zero=True)
-        ev = self.evaluate(call.expand(x, self.inputs), self.parameters, param_jacobian=True)
+        model = self._evaluator(call)
+        ev = model.evaluate(call.expand(x, self.inputs), self.parameters, param_jacobian=True)
         raise_if_failed(self.name, ev.status)
-        return self.param_vjp_of(
+        return model.param_vjp_of(
             ev.param_jacobian, self.parameters, call.expand(c, self.outputs), list(self.parameters)
         )
 
