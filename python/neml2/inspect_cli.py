@@ -135,7 +135,13 @@ def describe(folder: Path, meta: artifact.Meta) -> list[str]:
     for graph in artifact.GRAPHS:
         spec = meta["graphs"].get(graph)
         if spec is not None:
-            graphs.append(graph + (f" (in place: {spec['into']})" if "into" in spec else ""))
+            notes = [f"in place: {spec['into']}"] if "into" in spec else []
+            if "per_point" in spec:
+                variant = spec["per_point"]
+                into = f", in place: {variant['into']}" if "into" in variant else ""
+                notes.append(f"per point: {variant['file']}{into}")
+            graphs.append(graph + (f" ({'; '.join(notes)})" if notes else ""))
+    per_point = meta.get("per_point", [])
     return [
         f"  {meta['device']}: {folder}",
         f"    dtype        {meta['dtype']}",
@@ -147,6 +153,7 @@ def describe(folder: Path, meta: artifact.Meta) -> list[str]:
         *variable_lines(meta["outputs"]),
         "    parameters",
         *variable_lines(meta["parameters"], values=True),
+        *([f"    per point    {', '.join(per_point)}"] if per_point else []),
         *setting_lines(meta.get("settings", [])),
         f"    graphs       {', '.join(graphs)}",
     ]
@@ -169,21 +176,26 @@ def check_folder(name: str, folder: Path, meta: artifact.Meta) -> int:
         spec = meta["graphs"].get(graph)
         if spec is None:
             continue
-        for key, variant in (("file", False), ("into", True)):
-            if key not in spec:
-                continue
-            path = folder / spec[key]
-            validate.check_package(context, graph, path, meta, variant)
-            if loadable and not variant:
-                try:
-                    loaded = _load_package(path, device)
-                except (RuntimeError, OSError) as err:
-                    first = (str(err).strip().splitlines() or [type(err).__name__])[0]
-                    raise ArtifactError(
-                        f"{context}: cannot load graph '{graph}' from '{path}': {first}"
-                    ) from None
-                validate.check_call_spec(context, graph, path, loaded, spec)
-            checked += 1
+        entries = [(spec, False)]
+        if "per_point" in spec:  # the graph's per-point variant (--per-point)
+            entries.append((spec["per_point"], True))
+        for entry, per_point in entries:
+            label = graph + validate.PER_POINT_SUFFIX * per_point
+            for key, variant in (("file", False), ("into", True)):
+                if key not in entry:
+                    continue
+                path = folder / entry[key]
+                validate.check_package(context, graph, path, meta, variant, per_point)
+                if loadable and not variant:
+                    try:
+                        loaded = _load_package(path, device)
+                    except (RuntimeError, OSError) as err:
+                        first = (str(err).strip().splitlines() or [type(err).__name__])[0]
+                        raise ArtifactError(
+                            f"{context}: cannot load graph '{label}' from '{path}': {first}"
+                        ) from None
+                    validate.check_call_spec(context, label, path, loaded, entry)
+                checked += 1
     return checked
 
 

@@ -172,20 +172,25 @@ def apply(meta: Meta, renames: Renames | Mapping[str, Mapping[str, str]]) -> Met
         }.get(role, {})
         return {**s, "name": table.get(s["name"], s["name"])} if "name" in s else dict(s)
 
+    def graph(name: str, spec: dict[str, Any]) -> dict[str, Any]:
+        renamed = {
+            **spec,
+            "args": [slot(name, s, False) for s in spec["args"]],
+            "returns": [slot(name, s, True) for s in spec["returns"]],
+        }
+        if isinstance(spec.get("per_point"), dict):  # the graph's per-point variant
+            renamed["per_point"] = graph(name, spec["per_point"])
+        return renamed
+
     out = dict(meta)
     out["inputs"] = entries(meta["inputs"], ins)
     out["outputs"] = entries(meta["outputs"], outs)
     out["parameters"] = entries(meta["parameters"], params)
     out["derivatives"] = pairs(meta.get("derivatives", []), ins)
     out["param_derivatives"] = pairs(meta.get("param_derivatives", []), params)
-    out["graphs"] = {
-        graph: {
-            **spec,
-            "args": [slot(graph, s, False) for s in spec["args"]],
-            "returns": [slot(graph, s, True) for s in spec["returns"]],
-        }
-        for graph, spec in meta["graphs"].items()
-    }
+    if "per_point" in meta:
+        out["per_point"] = [params.get(name, name) for name in meta["per_point"]]
+    out["graphs"] = {name: graph(name, spec) for name, spec in meta["graphs"].items()}
     return out
 
 

@@ -1,9 +1,11 @@
 """``load_model``: an eager model from a model ``.i``, or compiled graphs from an AOTI stub.
 
 Both kinds answer the same calls: ``forward``, ``jvp``, ``jacobian``, ``param_jacobian``,
-``param_vjp``, ``named_parameters``, ``solver_settings`` and ``set_solver_settings``. The
-compiled kind runs on the device type of ``torch.get_default_device()``, loading
-``<artifact_path>/<device type>/``.
+``param_vjp``, ``named_parameters``, ``set_parameter``, ``solver_settings`` and
+``set_solver_settings``. The compiled kind runs on the device type of
+``torch.get_default_device()``, loading ``<artifact_path>/<device type>/``; a call runs a
+graph's per-point variant (``neml2-compile --per-point``) while a parameter holds one value
+per point.
 """
 
 from __future__ import annotations
@@ -18,8 +20,15 @@ import torch
 from . import artifact, hit, renames, validate
 from .errors import ArtifactError, Neml2Error
 from .models import Model, Variable, model_section
-from .models.base import Blocks, Status, Tensors, raise_if_failed, refuse_unknown
-from .models.batch import Batch
+from .models.base import (
+    Blocks,
+    Status,
+    Tensors,
+    check_parameter,
+    raise_if_failed,
+    refuse_unknown,
+)
+from .models.batch import Batch, shape_text
 from .models.sub_batch import build_with_settings
 from .runtime import use_system_cxx_runtime
 from .solvers import SETTINGS, checked_settings
@@ -74,6 +83,11 @@ class CompiledModel:
             p["name"]: torch.tensor(p["value"], dtype=self.dtype, device=device).reshape(p["shape"])
             for p in meta["parameters"]
         }
+        self._shapes = {p["name"]: tuple(p["shape"]) for p in meta["parameters"]}
+        #: the promoted parameters that may hold one value per point (--per-point)
+        self.per_point: list[str] = list(meta.get("per_point", []))
+        #: original name -> new name of the parameters neml2-compile renamed
+        self._renamed_parameters = renames.originals(meta["parameters"])
         #: solver -> {"abs_tol", "rel_tol", "max_its"}: the values the graphs take now
         self._solvers: dict[str, dict[str, Any]] = {}
         for spec in meta.get("settings", []):  # absent in an artifact from before settings
@@ -85,42 +99,84 @@ class CompiledModel:
         for solver in self._solvers:
             self._put_settings(solver)
         context = f"model '{self.name}' on {device}"
-        self._graphs = {}
+        self._graphs: dict[str, Any] = {}
+        #: the graphs' per-point variants, by graph
+        self._per_point_graphs: dict[str, Any] = {}
         for graph in artifact.GRAPHS:
             if graph in meta["graphs"]:
                 spec = meta["graphs"][graph]
-                path = folder / spec["file"]
-                validate.check_package(context, graph, path, meta, variant=False)
-                try:
-                    self._graphs[graph] = _load_package(path, device)
-                except (RuntimeError, OSError) as err:
-                    raise ArtifactError(
-                        f"{context}: cannot load graph '{graph}' from '{path}': {_first_line(err)}"
-                    ) from None
-                validate.check_call_spec(context, graph, path, self._graphs[graph], spec)
+                self._graphs[graph] = _load_graph(context, graph, device, folder, meta, spec, False)
+                if "per_point" in spec:
+                    self._per_point_graphs[graph] = _load_graph(
+                        context, graph, device, folder, meta, spec["per_point"], True
+                    )
         self._probe()
 
     def _probe(self) -> None:
         """Call each graph once on one point of zeros and check its returns against the meta,
         as the C++ loader does: a graph file swapped for another graph of the model, or an
         edited dtype or shape in model_meta.json, is refused here instead of answering."""
+        graphs = [(g, g, c, self.meta["graphs"][g]) for g, c in self._graphs.items()]
+        graphs += [
+            (g, g + validate.PER_POINT_SUFFIX, c, self.meta["graphs"][g]["per_point"])
+            for g, c in self._per_point_graphs.items()
+        ]
         with torch.no_grad():
-            for graph, compiled in self._graphs.items():
+            for graph, label, compiled, spec in graphs:
                 args = validate.probe_args(
-                    self.meta, graph, self.parameters, self.device, self._settings
+                    self.meta, graph, self.parameters, self.device, self._settings, spec
                 )
                 try:
                     returned = compiled(*args)
                 except RuntimeError as err:
                     raise ArtifactError(
-                        f"model '{self.name}': graph '{graph}' fails on one point of zeros "
+                        f"model '{self.name}': graph '{label}' fails on one point of zeros "
                         f"({_first_line(err)}): {validate.MISMATCH}"
                     ) from None
-                validate.check_returns(self.name, graph, self.meta, returned, 1, self.device)
+                validate.check_returns(self.name, label, self.meta, returned, 1, self.device, spec)
 
     def named_parameters(self) -> Tensors:
         """The live promoted parameters; changing one in place changes the next call."""
         return self.parameters
+
+    def set_parameter(self, name: str, value: torch.Tensor) -> None:
+        """Give the promoted parameter ``name`` the tensor ``value`` for the next calls: one
+        value for every point, ``(*shape)``, or, for a parameter of :attr:`per_point`
+        (``neml2-compile --per-point``), one per point, ``(B, *shape)``, whose B every call's
+        batch must then be. Neml2Error for an unknown name, another dtype, device or shape,
+        or a parameter that was not compiled per point given per point; then nothing is
+        changed."""
+        shape = self._shapes.get(name, ())
+        current = self.parameters.get(name)
+        known = list(self.parameters)
+        renamed = self._renamed_parameters
+        if check_parameter(self.name, name, value, current, shape, known, renamed):
+            self._refuse_per_point(name)
+        self.parameters[name] = value
+
+    def _refuse_per_point(self, name: str) -> None:
+        """Refuse a per-point value of ``name`` where it was not compiled per point."""
+        if name in self.per_point:
+            return
+        original = next(
+            (p.get("renamed_from", name) for p in self.meta["parameters"] if p["name"] == name),
+            name,
+        )
+        raise Neml2Error(
+            f"model '{self.name}': parameter '{name}' was not compiled per point: give it "
+            f"shape {shape_text(self._shapes[name])}, or add --per-point {original} to "
+            "neml2-compile"
+        )
+
+    def _per_point_now(self, call: Batch) -> list[str]:
+        """The parameters that hold one value per point now, their B agreed with the call's."""
+        points = []
+        for name, value in self.parameters.items():
+            if value.dim() == len(self._shapes[name]) + 1:
+                self._refuse_per_point(name)
+                call.agree(f"parameter '{name}'", int(value.shape[0]))
+                points.append(name)
+        return points
 
     @property
     def solver_settings(self) -> dict[str, dict[str, Any]]:
@@ -191,6 +247,7 @@ class CompiledModel:
         spec = self.meta["graphs"][graph]
         call = Batch(self.name, self.dtype)  # zeros for a missing tangent in the graphs' dtype
         checked: dict[str, Tensors] = {}
+        wanted_by_role: dict[str, list[Variable]] = {}
         for role, tensors in given.items():
             renamed = self._renamed_outputs if role == "cotangent" else self._renamed_inputs
             refuse_unknown(self.name, role, tensors, self.inputs, self.outputs, renamed)
@@ -209,16 +266,24 @@ class CompiledModel:
                         f"model '{self.name}': {role} '{name}' is {tensor.dtype} on "
                         f"{tensor.device}, expected {self.dtype} on {self.device.type}"
                     )
+            wanted_by_role[role] = wanted
+        # while a parameter holds one value per point, the graph's per-point variant runs,
+        # with every parameter it takes per point as (B, *shape)
+        points = self._per_point_now(call)
+        compiled = self._graphs[graph]
+        if points:
+            spec, compiled = spec["per_point"], self._per_point_graphs[graph]
+        for role, wanted in wanted_by_role.items():
             checked[role] = call.expand(checked[role], wanted)
         args = [
-            self.parameters[a["name"]]
+            self._parameter_arg(a, call)
             if a["role"] == "parameter"
             else self._settings[a["name"]]
             if a["role"] == "setting"
             else checked[a["role"]][a["name"]].contiguous()
             for a in spec["args"]
         ]
-        returned = self._graphs[graph](*args)
+        returned = compiled(*args)
         result: dict[str, Any] = {}
         status: dict[str, torch.Tensor] = {}
         for ret, tensor in zip(spec["returns"], returned, strict=True):
@@ -226,17 +291,53 @@ class CompiledModel:
             if role in ("converged", "residual"):
                 status[role] = tensor
             elif role == "derivative":
-                batched = self._batched.get((ret["of"], ret["wrt"]), True)
+                batched = ret.get("batched", self._batched.get((ret["of"], ret["wrt"]), True))
                 result.setdefault(ret["of"], {})[ret["wrt"]] = (
                     call.unbatch_one(tensor) if batched else tensor
                 )
             elif role == "adjoint":
-                result[ret["name"]] = tensor
+                # a per-point adjoint of a parameter given shared: summed over the batch
+                shared = ret.get("per_point") and ret["name"] not in points
+                result[ret["name"]] = tensor.sum(0) if shared else tensor
             else:
                 result[ret["name"]] = call.unbatch_one(tensor)
         if status:
             raise_if_failed(self.name, Status(status["converged"], status["residual"]))
         return result
+
+    def _parameter_arg(self, slot: dict[str, Any], call: Batch) -> torch.Tensor:
+        """The tensor a ``parameter`` argument takes: the parameter, and for one a per-point
+        variant takes per point, ``(B, *shape)`` and contiguous (a shared value repeated)."""
+        value = self.parameters[slot["name"]]
+        if not slot.get("per_point"):
+            return value
+        shape = self._shapes[slot["name"]]
+        if value.dim() == len(shape):
+            value = value.expand((call.size or 0, *shape))
+        return value.contiguous()
+
+
+def _load_graph(
+    context: str,
+    graph: str,
+    device: torch.device,
+    folder: Path,
+    meta: dict[str, Any],
+    spec: dict[str, Any],
+    per_point: bool,
+) -> Any:
+    """Check and load the package of ``graph`` (its per-point variant with ``per_point``)."""
+    path = folder / spec["file"]
+    label = graph + validate.PER_POINT_SUFFIX * per_point
+    validate.check_package(context, graph, path, meta, variant=False, per_point=per_point)
+    try:
+        loaded = _load_package(path, device)
+    except (RuntimeError, OSError) as err:
+        raise ArtifactError(
+            f"{context}: cannot load graph '{label}' from '{path}': {_first_line(err)}"
+        ) from None
+    validate.check_call_spec(context, label, path, loaded, spec)
+    return loaded
 
 
 def _first_line(err: BaseException) -> str:

@@ -40,6 +40,7 @@ from .export import (
     STATUS_RETURNS,
     Graph,
     Spec,
+    batched_arg,
     buffer_reuse_fault,
     build_meta,
     compile_graph,
@@ -92,6 +93,7 @@ from .request import (
 from .selection import (
     GRAPH_NEEDS,
     INTO_SUFFIX,
+    PER_POINT_SUFFIX,
     Selection,
     allowed_graphs,
     parse_devices,
@@ -99,6 +101,7 @@ from .selection import (
     select_into,
     select_pairs,
     select_params,
+    select_per_point,
 )
 from .workers import (
     Compiler,
@@ -122,6 +125,7 @@ __all__ = [
     "FLOAT32_MIN_REL_TOL",
     "GRAPH_NEEDS",
     "INTO_SUFFIX",
+    "PER_POINT_SUFFIX",
     "RUNS",
     "STATUS_RETURNS",
     "Compiler",
@@ -134,6 +138,7 @@ __all__ = [
     "Spec",
     "Values",
     "allowed_graphs",
+    "batched_arg",
     "buffer_reuse_fault",
     "build_folder",
     "build_meta",
@@ -178,6 +183,7 @@ __all__ = [
     "select_into",
     "select_pairs",
     "select_params",
+    "select_per_point",
     "select_renames",
     "settings_meta",
     "stale_reason",

@@ -20,7 +20,8 @@ DESCRIPTION = """\
 Compile one model of an input file into AOTInductor packages that the neml2 C++
 runtime (and neml2.load_model) loads: OUT/<model>_aoti.i, a stub to load, and
 OUT/<model>/<device>/ with model_meta.json and one .pt2 per graph (forward always;
-jvp and jacobian with -d; param_jacobian and param_vjp with -p; --graphs keeps some).
+jvp and jacobian with -d; param_jacobian and param_vjp with -p; --graphs keeps some;
+--per-point adds each one's per-point variant).
 
 example:
   neml2-compile tests/aoti/forward_single/model.i --model model -d : -j 2 -o aoti
@@ -82,7 +83,7 @@ def looks_like_file(value: str) -> bool:
 
 def make_parser() -> argparse.ArgumentParser:
     """The parser of :func:`parse_args`, which takes FILE back from an option of several values
-    (--device, -d, -p, --graphs, --into, --rename-*)."""
+    (--device, -d, -p, --graphs, --into, --per-point, --rename-*)."""
     parser = OneLineParser(
         prog="neml2-compile",
         description=DESCRIPTION,
@@ -147,6 +148,17 @@ def make_parser() -> argparse.ArgumentParser:
         "results straight into buffers the caller gives (the C++ dispatcher then copies "
         "nothing; e.g. '--into forward jacobian'; default: none)",
     )
+    parser.add_argument(
+        "--per-point",
+        dest="per_point",
+        action=Values,
+        extend=True,
+        default=[],
+        metavar="NAME",
+        help="promoted parameters (each also given to -p; ':' for all) that a caller may "
+        "give one value per point, (B, *shape): every graph also gets a per-point variant "
+        "<graph>_per_point.pt2 (default: none, every parameter shared by all points)",
+    )
     for boundary, flag in renames.FLAGS.items():
         what = {
             "inputs": "an input",
@@ -199,8 +211,8 @@ def make_parser() -> argparse.ArgumentParser:
         help="show torch's warnings and the full traceback of a failed compile (default: off)",
     )
     # The usage shows FILE as required, but argparse must not require it: the values of
-    # --device, -d, -p, --graphs, --into and --rename-* run up to the next option, so
-    # '-d : model.i' takes model.i as a pair, and parse_args takes it back.
+    # --device, -d, -p, --graphs, --into, --per-point and --rename-* run up to the next
+    # option, so '-d : model.i' takes model.i as a pair, and parse_args takes it back.
     parser.usage = parser.format_usage().removeprefix("usage: ").rstrip()
     file.nargs = "?"
     file.required = False
@@ -251,6 +263,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             params=tuple(args.params),
             graphs=tuple(args.graphs),
             into=tuple(args.into),
+            per_point=tuple(args.per_point),
             rename_inputs=tuple(args.rename_inputs),
             rename_outputs=tuple(args.rename_outputs),
             rename_parameters=tuple(args.rename_parameters),

@@ -12,15 +12,17 @@ import torch
 
 from .. import artifact, validate
 from ..models import Model
+from ..models.points import with_per_point
 from ..solvers import SETTINGS, Limits, given_settings, setting_names, solver_table
-from .selection import INTO_SUFFIX, Selection
+from .selection import INTO_SUFFIX, PER_POINT_SUFFIX, Selection
 
 #: Batch size of the example inputs. Inductor takes it as the size hint of the dynamic
 #: batch dimension, and with a small hint its CPU code generator judges the loops too
 #: short to parallelize; a realistic hint keeps the OpenMP loop.
 EXAMPLE_BATCH = 4096
 
-#: Batched argument roles (dim 0 is the dynamic batch); every other role is unbatched.
+#: Batched argument roles (dim 0 is the dynamic batch); every other role is unbatched, but
+#: for the parameters a per-point variant takes per point (``"per_point": true``).
 #: ``result`` is a caller's buffer an in-place variant (--into) writes a per-point return into.
 BATCHED_ROLES = frozenset({"input", "tangent", "cotangent", "result"})
 #: The two returns every graph of an implicit model appends (doc/artifacts.md, ``status``).
@@ -32,11 +34,23 @@ STATUS_RETURNS: list[dict[str, str]] = [
 Spec = dict[str, Any]
 
 
-def graph_args(model: Model, graph: str, sel: Selection) -> list[Spec]:
+def batched_arg(spec: Spec) -> bool:
+    """Whether argument ``spec`` comes with the dynamic batch axis in front."""
+    return spec["role"] in BATCHED_ROLES or bool(spec.get("per_point"))
+
+
+def graph_args(model: Model, graph: str, sel: Selection, per_point: bool = False) -> list[Spec]:
     """The positional arguments of a graph, in the contract's order: inputs, promoted
-    parameters, the solvers' run-time settings, then tangents or cotangents."""
+    parameters, the solvers' run-time settings, then tangents or cotangents. In its
+    per-point variant (``per_point``) the parameters of ``sel.per_point`` are marked."""
     args: list[Spec] = [{"role": "input", "name": v.name} for v in model.inputs]
-    args += [{"role": "parameter", "name": p} for p in sel.params]
+    for p in sel.params:
+        marked = per_point and p in sel.per_point
+        args.append(
+            {"role": "parameter", "name": p, "per_point": True}
+            if marked
+            else {"role": "parameter", "name": p}
+        )
     args += [{"role": "setting", "name": name} for name in setting_names(model)]
     if graph == "jvp":
         wrt = {i for _, i in sel.pairs}
@@ -46,10 +60,29 @@ def graph_args(model: Model, graph: str, sel: Selection) -> list[Spec]:
     return args
 
 
-def graph_returns(model: Model, graph: str, sel: Selection) -> list[Spec]:
-    """The outputs of a graph, in the contract's order; an implicit model's status last."""
+def graph_returns(model: Model, graph: str, sel: Selection, per_point: bool = False) -> list[Spec]:
+    """The outputs of a graph, in the contract's order; an implicit model's status last.
+
+    In the per-point variant (``per_point``; ``model`` is then the model taking
+    ``sel.per_point`` per point) every derivative says whether it is ``batched``, and the
+    adjoint of a parameter of ``sel.per_point`` is marked ``per_point`` (one per point).
+    """
     status = [dict(s) for s in STATUS_RETURNS] if model.implicit else []
-    return regular_returns(model, graph, sel) + status
+    returns = regular_returns(model, graph, sel)
+    if per_point:
+        for ret in returns:
+            if ret["role"] == "derivative":
+                ret["batched"] = _batched(model, graph, ret)
+            elif ret["role"] == "adjoint" and ret["name"] in sel.per_point:
+                ret["per_point"] = True
+    return returns + status
+
+
+def _batched(model: Model, graph: str, ret: Spec) -> bool:
+    """Whether the derivative return ``ret`` of ``graph`` comes with the batch axis."""
+    if graph == "param_jacobian":
+        return bool(model.param_jacobian_batched(ret["of"], ret["wrt"]))
+    return bool(model.jacobian_batched(ret["of"], ret["wrt"]))
 
 
 def settings_meta(model: Model, dtype: torch.dtype) -> list[Spec]:
@@ -72,14 +105,17 @@ def settings_meta(model: Model, dtype: torch.dtype) -> list[Spec]:
 
 def per_point(model: Model, graph: str, ret: Spec) -> bool:
     """Whether return ``ret`` of ``graph`` has one value per point (the dispatcher writes it
-    into its rows of the result), rather than one for the whole batch or a status."""
+    into its rows of the result), rather than one for the whole batch or a status: an
+    output, a tangent, a batched derivative, and a per-point variant's per-point adjoint."""
     if ret["role"] in ("output", "tangent"):
         return True
+    if ret["role"] == "adjoint":
+        return bool(ret.get("per_point"))
     if ret["role"] != "derivative":
         return False
-    if graph == "param_jacobian":
-        return bool(model.param_jacobian_batched(ret["of"], ret["wrt"]))
-    return bool(model.jacobian_batched(ret["of"], ret["wrt"]))
+    if "batched" in ret:
+        return bool(ret["batched"])
+    return _batched(model, graph, ret)
 
 
 def regular_returns(model: Model, graph: str, sel: Selection) -> list[Spec]:
@@ -109,7 +145,10 @@ class Graph(torch.nn.Module):
     turns into constants of the compiled package. ``<graph>_into`` is the in-place variant:
     after the graph's arguments it takes one buffer per per-point return, writes that
     return into it and returns the buffer, so the compiled code stores its results straight
-    into memory the caller owns.
+    into memory the caller owns. ``<graph>_per_point`` (and ``<graph>_per_point_into``) is
+    the per-point variant: the parameters of ``sel.per_point`` arrive ``(B, *shape)``, and
+    the model that takes them per point (:func:`~neml2.models.points.with_per_point`)
+    computes the returns.
     """
 
     def __init__(
@@ -120,10 +159,15 @@ class Graph(torch.nn.Module):
         #: The dtype of the example inputs (and so of the compiled graph's tensors).
         self.dtype = dtype or model.dtype
         self.into = graph.endswith(INTO_SUFFIX)
-        self.graph = graph.removesuffix(INTO_SUFFIX)
+        graph = graph.removesuffix(INTO_SUFFIX)
+        self.per_point = graph.endswith(PER_POINT_SUFFIX)
+        self.graph = graph.removesuffix(PER_POINT_SUFFIX)
+        if self.per_point:
+            model = with_per_point(model, sel.per_point)
+            self.model = model
         self.sel = sel
-        self.args = graph_args(model, self.graph, sel)
-        self.returns = graph_returns(model, self.graph, sel)
+        self.args = graph_args(model, self.graph, sel, self.per_point)
+        self.returns = graph_returns(model, self.graph, sel, self.per_point)
         #: positions of the returns an in-place variant writes into a buffer argument
         self.written = [i for i, r in enumerate(self.returns) if per_point(model, self.graph, r)]
         if self.into:
@@ -188,7 +232,10 @@ class Graph(torch.nn.Module):
             if spec["role"] == "result":
                 continue
             if spec["role"] == "parameter":
-                examples.append(self.model.parameters[spec["name"]].to(device, self.dtype))
+                value = self.model.parameters[spec["name"]].to(device, self.dtype)
+                if spec.get("per_point"):
+                    value = value.expand((EXAMPLE_BATCH, *value.shape)).clone()
+                examples.append(value)
             elif spec["role"] == "setting":
                 examples.append(self.setting(spec["name"], device))
             else:
@@ -222,12 +269,34 @@ def inductor_configs(device: torch.device) -> dict[str, Any]:
     return configs
 
 
-def compile_graph(module: Graph, device: torch.device, path: Path) -> None:
+def export_graph(module: Graph, device: torch.device) -> torch.export.ExportedProgram:
+    """The graph module exported with a dynamic batch dimension.
+
+    A per-point variant evaluates models point by point with ``torch.func.vmap``, inside the
+    ``while_loop`` of a Newton solve too. ``torch.export.export`` traces above functorch
+    and records vmap as its own operations, whose nesting calls a ``while_loop`` body then
+    loses (torch 2.13: the body's ``_vmap_increment_nesting`` is removed as dead code, and
+    the graph fails with "your tensor may have escaped from inside a function being
+    vmapped"); traced below functorch (``pre_dispatch=False``) the vmap is applied as the
+    graph is traced and the graph holds plain batched operations.
+    """
     batch = torch.export.Dim("batch", min=0)
-    shapes = tuple({0: batch} if s["role"] in BATCHED_ROLES else None for s in module.args)
-    program = torch.export.export(
-        module, module.example_args(device), dynamic_shapes=(shapes,), strict=False
-    )
+    shapes = tuple({0: batch} if batched_arg(s) else None for s in module.args)
+    args = module.example_args(device)
+    try:
+        from torch.export._trace import _export as below_functorch
+    except ImportError:  # another torch: the public export, which may not hold vmap in a loop
+        below_functorch = None
+    if module.per_point and below_functorch is not None:
+        program: torch.export.ExportedProgram = below_functorch(
+            module, args, dynamic_shapes=(shapes,), strict=False, pre_dispatch=False
+        )
+        return program
+    return torch.export.export(module, args, dynamic_shapes=(shapes,), strict=False)
+
+
+def compile_graph(module: Graph, device: torch.device, path: Path) -> None:
+    program = export_graph(module, device)
     configs = inductor_configs(device)
     try:
         torch._inductor.aoti_compile_and_package(
@@ -299,19 +368,32 @@ def build_meta(
         else [],
         "status": {"converged": "converged", "residual": "residual"} if model.implicit else None,
         "settings": settings_meta(model, dtype or model.dtype),
-        "graphs": {g: graph_meta(model, g, sel, g in sel.into_graphs(device)) for g in graphs},
+        **({"per_point": list(sel.per_point)} if sel.per_point else {}),
+        "graphs": {g: graph_meta(model, g, sel, device) for g in graphs},
     }
 
 
-def graph_meta(model: Model, graph: str, sel: Selection, into: bool) -> Spec:
-    """A graph's entry of model_meta.json: its file, signature and in-place variant."""
+def graph_meta(model: Model, graph: str, sel: Selection, device: torch.device) -> Spec:
+    """A graph's entry of model_meta.json: its file, signature and in-place variant, and
+    with --per-point its per-point variant (``per_point``: the same fields)."""
     spec: Spec = {
         "file": f"{graph}.pt2",
         "args": graph_args(model, graph, sel),
         "returns": graph_returns(model, graph, sel),
     }
-    if into:
+    if graph in sel.into_graphs(device):
         spec["into"] = f"{graph}{INTO_SUFFIX}.pt2"
+    if sel.per_point:
+        taking = with_per_point(model, sel.per_point)
+        name = graph + PER_POINT_SUFFIX
+        variant: Spec = {
+            "file": f"{name}.pt2",
+            "args": graph_args(taking, graph, sel, per_point=True),
+            "returns": graph_returns(taking, graph, sel, per_point=True),
+        }
+        if graph in sel.per_point_into_graphs(device):
+            variant["into"] = f"{name}{INTO_SUFFIX}.pt2"
+        spec["per_point"] = variant
     return spec
 
 

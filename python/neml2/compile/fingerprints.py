@@ -210,9 +210,14 @@ def file_digest(path: Path) -> str:
 
 
 def graph_files(meta: artifact.Meta) -> list[str]:
-    """The .pt2 files a device folder's meta names: each graph's and its in-place variant's."""
-    graphs = meta["graphs"].values()
-    return [g["file"] for g in graphs] + [g["into"] for g in graphs if "into" in g]
+    """The .pt2 files a device folder's meta names: each graph's and its in-place variant's,
+    then those of the graphs' per-point variants (--per-point)."""
+    graphs = list(meta["graphs"].values())
+    variants = [g["per_point"] for g in graphs if "per_point" in g]
+    files: list[str] = []
+    for group in (graphs, variants):
+        files += [g["file"] for g in group] + [g["into"] for g in group if "into" in g]
+    return files
 
 
 def write_fingerprint(folder: Path, inputs: dict[str, Any]) -> None:

@@ -14,10 +14,18 @@ from ..errors import Neml2Error
 from ..hit import Section
 from ..models import Model, model_section
 from ..models.coupling import coupled_leaves
+from ..models.points import with_per_point
 from ..models.sub_batch import build_with_settings
 from ..solvers import solver_table
 from .export import graph_returns, per_point
-from .selection import Selection, select_graphs, select_into, select_pairs, select_params
+from .selection import (
+    Selection,
+    select_graphs,
+    select_into,
+    select_pairs,
+    select_params,
+    select_per_point,
+)
 
 #: The smallest Newton ``rel_tol`` accepted with ``--dtype float32``: about 8 float32 ulps
 #: (float32 resolves about 1.2e-7); a smaller tolerance is never met and every point of
@@ -37,6 +45,8 @@ class Request:
     verbose: bool = False
     graphs: tuple[str, ...] = ()
     into: tuple[str, ...] = ()
+    #: --per-point names (each promoted with -p)
+    per_point: tuple[str, ...] = ()
     #: --rename-input, --rename-output, --rename-parameter specs (OLD:NEW), by boundary
     rename_inputs: tuple[str, ...] = ()
     rename_outputs: tuple[str, ...] = ()
@@ -78,13 +88,26 @@ def prepare(req: Request) -> Prepared:
     model.parameters = {k: v.to(dtype) for k, v in model.parameters.items()}
     pairs, params = select_pairs(model, req.pairs), select_params(model, req.params)
     sel = Selection(pairs, params, select_graphs(req.graphs, pairs, params))
+    points = tuple(select_per_point(model, req.per_point, params))
+    sel = Selection(pairs, params, sel.only, (), points)
+    taking = model
+    if points:
+        try:
+            taking = with_per_point(model, points)
+        except Neml2Error as err:
+            raise Neml2Error(f"--per-point {' '.join(req.per_point)}: {err}") from None
     # A graph whose returns are all batch-independent has nothing to store in place.
+    asked = select_into(req.into, sel.graphs())
     into = tuple(
-        g
-        for g in select_into(req.into, sel.graphs())
-        if any(per_point(model, g, r) for r in graph_returns(model, g, sel))
+        g for g in asked if any(per_point(model, g, r) for r in graph_returns(model, g, sel))
     )
-    sel = Selection(pairs, params, sel.only, into)
+    point_into = tuple(
+        g
+        for g in asked
+        if points
+        and any(per_point(taking, g, r) for r in graph_returns(taking, g, sel, per_point=True))
+    )
+    sel = Selection(pairs, params, sel.only, into, points, point_into)
     return Prepared(section, model, sel, dtype, select_renames(model, req, params))
 
 

@@ -1,5 +1,6 @@
 """What to compile: derivative pairs (-d), promoted parameters (-p), the graphs they make
-(--graphs), the graphs with an in-place variant (--into) and the target devices."""
+(--graphs), the graphs with an in-place variant (--into), the parameters that may be given
+per point (--per-point), each graph then with a per-point variant, and the target devices."""
 
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ from ..models.base import Pair
 
 #: The name and file suffix of a graph's in-place variant (``forward_into.pt2``).
 INTO_SUFFIX = "_into"
+#: The name and file suffix of a graph's per-point variant (``forward_per_point.pt2``; its
+#: in-place variant is ``forward_per_point_into.pt2``).
+PER_POINT_SUFFIX = "_per_point"
 
 
 @dataclass(frozen=True)
@@ -28,6 +32,11 @@ class Selection:
     only: list[str] | None = None
     #: graphs that also get an in-place variant on the CPU (--into)
     into: tuple[str, ...] = ()
+    #: promoted parameters that may be given per point (--per-point), in ``params`` order;
+    #: every graph then has a per-point variant
+    per_point: tuple[str, ...] = ()
+    #: graphs whose per-point variant also gets an in-place variant on the CPU (--into)
+    per_point_into: tuple[str, ...] = ()
 
     def graphs(self) -> list[str]:
         allowed = allowed_graphs(bool(self.pairs), bool(self.params))
@@ -37,9 +46,20 @@ class Selection:
         """The graphs compiled with an in-place variant for ``device`` (CPU only)."""
         return [g for g in self.graphs() if g in self.into] if device.type == "cpu" else []
 
+    def per_point_into_graphs(self, device: torch.device) -> list[str]:
+        """The graphs whose per-point variant has an in-place variant for ``device``."""
+        if device.type != "cpu" or not self.per_point:
+            return []
+        return [g for g in self.graphs() if g in self.per_point_into]
+
     def jobs(self, device: torch.device) -> list[str]:
-        """What to compile for ``device``: each graph, and ``<graph>_into`` variants."""
-        return self.graphs() + [g + INTO_SUFFIX for g in self.into_graphs(device)]
+        """What to compile for ``device``: each graph, ``<graph>_into`` variants, and with
+        --per-point each ``<graph>_per_point`` and ``<graph>_per_point_into``."""
+        jobs = self.graphs() + [g + INTO_SUFFIX for g in self.into_graphs(device)]
+        if self.per_point:
+            jobs += [g + PER_POINT_SUFFIX for g in self.graphs()]
+            jobs += [g + PER_POINT_SUFFIX + INTO_SUFFIX for g in self.per_point_into_graphs(device)]
+        return jobs
 
 
 def allowed_graphs(pairs: bool, params: bool) -> list[str]:
@@ -124,6 +144,32 @@ def select_params(model: Model, specs: Sequence[str]) -> list[str]:
                 f"parameters: {listed}, or ':' for all"
             )
     return [name for name in names if name in chosen]
+
+
+def select_per_point(model: Model, specs: Sequence[str], params: Sequence[str]) -> list[str]:
+    """The --per-point names, each a parameter promoted with -p (given in full, by symbol
+    or ``:`` for every promoted parameter), in ``params`` order."""
+    chosen: set[str] = set()
+    for spec in specs:
+        if spec == ":":
+            if not params:
+                raise Neml2Error("--per-point :: no parameter is promoted; add -p NAME or -p :")
+            chosen.update(params)
+            continue
+        name = next((n for n in (spec, f"{model.name}.{spec}") if n in params), None)
+        if name is None:
+            known = spec in model.parameters or f"{model.name}.{spec}" in model.parameters
+            reason = (
+                f"'{spec}' is not promoted; add -p {spec}"
+                if known
+                else f"model '{model.name}' has no parameter '{spec}'"
+            )
+            listed = ", ".join(params) or "none"
+            raise Neml2Error(
+                f"--per-point {spec}: {reason} (promoted parameters: {listed}, or ':' for all)"
+            )
+        chosen.add(name)
+    return [name for name in params if name in chosen]
 
 
 def parse_devices(specs: Sequence[str]) -> list[torch.device]:

@@ -17,6 +17,10 @@ GRAPHS = ("forward", "jvp", "jacobian", "param_jacobian", "param_vjp")
 INTO_SUFFIX = "_into"
 
 
+#: The suffix of a per-point variant's file name (``forward_per_point.pt2``).
+PER_POINT_SUFFIX = "_per_point"
+
+
 ROLES = (
     "input",
     "parameter",
@@ -31,7 +35,8 @@ ROLES = (
 )
 
 
-#: Argument roles that carry the batch axis in front of the variable's shape.
+#: Argument roles that carry the batch axis in front of the variable's shape (and the
+#: parameters a per-point variant marks ``"per_point": true``).
 BATCHED_ARGS = ("input", "tangent", "cotangent")
 
 
@@ -99,4 +104,5 @@ def arg_shape(meta: Meta, slot: dict[str, Any]) -> list[int | str]:
     shape: list[int | str] = next(
         list(v["shape"]) for v in meta[table] if v["name"] == slot["name"]
     )
-    return ["B", *shape] if slot["role"] in BATCHED_ARGS else shape
+    batched = slot["role"] in BATCHED_ARGS or slot.get("per_point") is True
+    return ["B", *shape] if batched else shape

@@ -74,7 +74,8 @@ def return_shape(meta: Meta, slot: dict[str, Any], rows: int) -> list[int]:
     if role in ("converged", "residual"):
         return [rows]
     if role == "adjoint":
-        return base("parameters", slot["name"])
+        shape = base("parameters", slot["name"])
+        return [rows, *shape] if slot.get("per_point") is True else shape
     if role != "derivative":
         return [rows, *base("outputs", slot["name"])]
     of, wrt = slot["of"], slot["wrt"]
@@ -82,6 +83,8 @@ def return_shape(meta: Meta, slot: dict[str, Any], rows: int) -> list[int]:
     shape = base("outputs", of) + base("inputs" if is_input else "parameters", wrt)
     pairs = meta.get("derivatives" if is_input else "param_derivatives", [])
     batched = next((d["batched"] for d in pairs if d["of"] == of and d["wrt"] == wrt), True)
+    if "batched" in slot:  # a per-point variant says it of each derivative
+        batched = slot["batched"]
     return [rows, *shape] if batched else shape
 
 
@@ -92,9 +95,12 @@ def check_returns(
     returns: Sequence[Any],
     rows: int,
     device: torch.device,
+    spec: Meta | None = None,
 ) -> None:
-    """Refuse returns whose number, shape, dtype or device disagree with model_meta.json."""
-    slots = meta["graphs"][graph]["returns"]
+    """Refuse returns whose number, shape, dtype or device disagree with model_meta.json;
+    ``spec`` is the entry of ``graph`` when it is not ``meta["graphs"][graph]`` (a per-point
+    variant, whose messages name it ``<graph>_per_point``)."""
+    slots = (spec if spec is not None else meta["graphs"][graph])["returns"]
     if len(returns) != len(slots):
         raise ArtifactError(
             f"model '{model}': graph '{graph}' returned {len(returns)} tensors, "
@@ -130,18 +136,25 @@ def probe_args(
     parameters: dict[str, torch.Tensor],
     device: torch.device,
     settings: dict[str, torch.Tensor] | None = None,
+    spec: Meta | None = None,
 ) -> list[torch.Tensor]:
-    """One point of zeros per batched argument, parameters as they are, settings as given
-    (by default the meta's values): the loader's probe.
+    """One point of zeros per batched argument, parameters as they are (one point of a
+    parameter a per-point variant takes per point), settings as given (by default the
+    meta's values): the loader's probe. ``spec``: the graph's entry, when it is not
+    ``meta["graphs"][graph]`` (a per-point variant).
 
     Each batched argument is the start of a zero buffer far larger than the meta says, so
     that a graph that reads more than the meta declares reads zeros, not foreign memory.
     """
     dtype = META_DTYPES[meta["dtype"]]
     args = []
-    for slot in meta["graphs"][graph]["args"]:
+    for slot in (spec if spec is not None else meta["graphs"][graph])["args"]:
         if slot["role"] == "parameter":
-            args.append(parameters[slot["name"]])
+            value = parameters[slot["name"]]
+            if slot.get("per_point") is True:  # one point: (1, *shape)
+                per_point = value.dim() == len(arg_shape(meta, slot))
+                value = value[:1] if per_point else value.unsqueeze(0).contiguous()
+            args.append(value)
             continue
         if slot["role"] == "setting":
             given = (settings or {}).get(slot["name"])

@@ -174,7 +174,99 @@ class _Reader:
                 self.text(slot, "wrt", w)
             else:
                 self.text(slot, "name", w)
+            for flag in ("per_point", "batched"):  # a per-point variant's marks
+                if flag in slot:
+                    self.get(slot, flag, "a boolean", w)
         return slots
+
+    def per_point(self, root: Meta, params: list[str]) -> list[str]:
+        """The names of ``per_point`` (absent: none): promoted parameters, each once."""
+        if "per_point" not in root:
+            return []
+        names: list[str] = []
+        for i, name in enumerate(self.get(root, "per_point", "an array")):
+            where = f"per_point[{i}]"
+            if not isinstance(name, str):
+                raise self.fail(f"field '{where}' is not a string")
+            if name not in params:
+                raise self.fail(
+                    f"field '{where}' names '{name}', which is not a promoted parameter"
+                )
+            if name in names:
+                raise self.fail(f"field 'per_point' lists '{name}' twice")
+            names.append(name)
+        return names
+
+    def graph(
+        self, path: Path, spec: Any, where: str, known: dict[str, set[str]], settings: list[str]
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """One graph entry (a graph or its per-point variant): its files present, its
+        arguments known and its ``setting`` arguments every entry of ``settings`` in order;
+        its args and returns."""
+        files = [self.text(spec, "file", where)]
+        args = self.slots(spec, "args", where)
+        returns = self.slots(spec, "returns", where)
+        if isinstance(spec, dict) and "into" in spec:
+            files.append(self.text(spec, "into", where))
+        for name in files:
+            if not (path.parent / name).is_file():
+                raise self.fail(f"graph file '{path.parent / name}' is missing")
+        for slot in args:
+            if slot.get("name") not in known.get(slot["role"], set()):
+                raise self.fail(
+                    f"{where}args names '{slot.get('name', '')}', "
+                    "which is not a variable of that role"
+                )
+        taken = [slot["name"] for slot in args if slot["role"] == "setting"]
+        if taken != settings:
+            raise self.fail(
+                f"{where}args takes the settings [{', '.join(taken)}], expected every entry "
+                f"of 'settings' in its order: [{', '.join(settings)}]"
+            )
+        return args, returns
+
+    def variant(
+        self,
+        graph: tuple[list[dict[str, Any]], list[dict[str, Any]]],
+        variant: tuple[list[dict[str, Any]], list[dict[str, Any]]],
+        per_point: list[str],
+        where: str,
+    ) -> None:
+        """A per-point variant has its graph's slots in its graph's order, its arguments and
+        adjoints of the ``per_point`` parameters marked ``per_point`` (no others), and says
+        of each derivative whether it is ``batched`` (of no other slot)."""
+        if not per_point:
+            raise self.fail(f"field '{where[:-1]}' is present but 'per_point' lists no parameter")
+        keys = ("of", "wrt", "name")
+        for key, theirs, mine in zip(("args", "returns"), graph, variant, strict=True):
+            if len(mine) != len(theirs):
+                raise self.fail(
+                    f"field '{where}{key}' has {len(mine)} slots, the graph has {len(theirs)}"
+                )
+            for i, (slot, their) in enumerate(zip(mine, theirs, strict=True)):
+                w = f"{where}{key}[{i}]"
+                if slot["role"] != their["role"] or any(slot.get(k) != their.get(k) for k in keys):
+                    raise self.fail(f"field '{w}' is not the graph's slot in that place")
+                marked = slot["role"] in ("parameter", "adjoint") and slot["name"] in per_point
+                if (slot.get("per_point") is True) != marked:
+                    raise self.fail(
+                        f"field '{w}.per_point' must be {'true' if marked else 'absent'} "
+                        f"for '{slot.get('name', '')}'"
+                    )
+                if (slot["role"] == "derivative") != ("batched" in slot):
+                    raise self.fail(
+                        f"field '{w}.batched' must be given for a derivative and only there"
+                    )
+
+    def plain(self, slots: list[dict[str, Any]], where: str, key: str) -> None:
+        """A graph's own slots carry no per-point variant's marks."""
+        for i, slot in enumerate(slots):
+            for flag in ("per_point", "batched"):
+                if flag in slot:
+                    raise self.fail(
+                        f"field '{where}{key}[{i}].{flag}' belongs to a graph's per-point "
+                        "variant (graphs.<graph>.per_point)"
+                    )
 
 
 def check_meta(path: Path, meta: Any) -> None:
@@ -194,7 +286,9 @@ def check_meta(path: Path, meta: Any) -> None:
         raise r.fail(f"unsupported dtype '{dtype}' (expected float64 or float32)")
     inputs = {v["name"] for v in r.variables(meta, "inputs", False)}
     outputs = {v["name"] for v in r.variables(meta, "outputs", False)}
-    params = {v["name"] for v in r.variables(meta, "parameters", True)}
+    listed = [v["name"] for v in r.variables(meta, "parameters", True)]
+    params = set(listed)
+    per_point = r.per_point(meta, listed)
     settings = r.settings(meta, dtype)
     r.derivatives(meta, "derivatives")
     r.derivatives(meta, "param_derivatives")
@@ -222,25 +316,14 @@ def check_meta(path: Path, meta: Any) -> None:
             continue
         where = f"graphs.{graph}."
         spec = graphs[graph]
-        files = [r.text(spec, "file", where)]
-        args = r.slots(spec, "args", where)
-        r.slots(spec, "returns", where)
-        if isinstance(spec, dict) and "into" in spec:
-            files.append(r.text(spec, "into", where))
-        for name in files:
-            if not (path.parent / name).is_file():
-                raise r.fail(f"graph file '{path.parent / name}' is missing")
-        for slot in args:
-            if slot.get("name") not in known.get(slot["role"], set()):
-                raise r.fail(
-                    f"{where}args names '{slot.get('name', '')}', "
-                    "which is not a variable of that role"
-                )
-        taken = [slot["name"] for slot in args if slot["role"] == "setting"]
-        if taken != settings:
-            raise r.fail(
-                f"{where}args takes the settings [{', '.join(taken)}], expected every entry "
-                f"of 'settings' in its order: [{', '.join(settings)}]"
-            )
+        entry = r.graph(path, spec, where, known, settings)
+        for key, slots in zip(("args", "returns"), entry, strict=True):
+            r.plain(slots, where, key)
+        if "per_point" in spec:
+            w = f"{where}per_point."
+            variant = r.get(spec, "per_point", "an object", where)
+            r.variant(entry, r.graph(path, variant, w, known, settings), per_point, w)
+        elif per_point:
+            raise r.fail(f"field '{where}per_point' is missing: 'per_point' lists parameters")
     if "forward" not in graphs:
         raise r.fail("missing field 'graphs.forward'")

@@ -12,7 +12,16 @@ import zlib
 from pathlib import Path
 
 from ..errors import ArtifactError
-from .common import GRAPHS, INTO_SUFFIX, MISMATCH, Meta, arg_dtype, arg_shape, shape_str
+from .common import (
+    GRAPHS,
+    INTO_SUFFIX,
+    MISMATCH,
+    PER_POINT_SUFFIX,
+    Meta,
+    arg_dtype,
+    arg_shape,
+    shape_str,
+)
 
 
 def zip_damage(path: Path) -> str:
@@ -59,13 +68,16 @@ def zip_damage(path: Path) -> str:
     return ""
 
 
-def check_package(context: str, graph: str, path: Path, meta: Meta, variant: bool) -> None:
+def check_package(
+    context: str, graph: str, path: Path, meta: Meta, variant: bool, per_point: bool = False
+) -> None:
     """Refuse a package that is damaged or was compiled for another graph, device or signature.
 
     Reads ``path`` without loading it: the CRC-32 of every member, the archive's name
     (torch names it after the file a graph was compiled into), the device in torch's
     metadata, and the argument dtypes and sizes in the generated wrapper source, where the
-    package holds it. ``variant``: the file is the graph's in-place variant.
+    package holds it. ``variant``: the file is the graph's in-place variant; ``per_point``:
+    it is (that of) the graph's per-point variant, ``graphs.<graph>.per_point``.
     """
     damage = zip_damage(path)
     if damage:
@@ -76,8 +88,10 @@ def check_package(context: str, graph: str, path: Path, meta: Meta, variant: boo
     with zipfile.ZipFile(path) as archive:
         names = archive.namelist()
         roots = {name.split("/", 1)[0] for name in names}
-        expected = graph + INTO_SUFFIX * variant
-        known = {*GRAPHS, *(g + INTO_SUFFIX for g in GRAPHS)}
+        expected = graph + PER_POINT_SUFFIX * per_point + INTO_SUFFIX * variant
+        known = {
+            g + p + i for g in GRAPHS for p in ("", PER_POINT_SUFFIX) for i in ("", INTO_SUFFIX)
+        }
         if len(roots) == 1 and (root := roots.pop()) != expected and root in known:
             raise ArtifactError(
                 f"{context}: graph '{graph}' in '{path}' holds the package of '{root}': " + MISMATCH
@@ -93,7 +107,10 @@ def check_package(context: str, graph: str, path: Path, meta: Meta, variant: boo
         wrappers = [n for n in names if n.endswith(".wrapper.cpp")]
         if len(wrappers) == 1:
             source = archive.read(wrappers[0]).decode("utf-8", "replace")
-            check_wrapper_signature(context, graph, path, meta, source, variant)
+            spec = meta["graphs"][graph]
+            if per_point:
+                spec = spec["per_point"]
+            check_wrapper_signature(context, graph, path, meta, source, variant, spec)
 
 
 def _json_field(data: bytes, key: str) -> str:
@@ -132,12 +149,19 @@ def wrapper_signature(source: str) -> list[tuple[str | None, dict[int, int]]] | 
 
 
 def check_wrapper_signature(
-    context: str, graph: str, path: Path, meta: Meta, source: str, variant: bool = False
+    context: str,
+    graph: str,
+    path: Path,
+    meta: Meta,
+    source: str,
+    variant: bool = False,
+    spec: Meta | None = None,
 ) -> None:
     """Compare the argument dtypes and sizes the package checks with model_meta.json's;
-    ``variant``: an in-place variant, which takes its result buffers after the args."""
+    ``variant``: an in-place variant, which takes its result buffers after the args;
+    ``spec``: the graph's entry, when not ``meta["graphs"][graph]`` (a per-point variant)."""
     signature = wrapper_signature(source)
-    args = meta["graphs"][graph]["args"]
+    args = (spec if spec is not None else meta["graphs"][graph])["args"]
     if signature is None:
         return
     # An in-place variant takes one buffer per per-point return after the graph's args.

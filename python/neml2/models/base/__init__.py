@@ -27,7 +27,7 @@ checks of a call and the derivative contractions), :mod:`.model` (:class:`Model`
 :class:`Leaf`) and :mod:`.options` (reading a model's input-file block).
 """
 
-from .calls import contract, raise_if_failed, refuse_unknown
+from .calls import check_parameter, contract, raise_if_failed, refuse_unknown
 from .model import Leaf, Model
 from .options import (
     check_distinct,
@@ -52,6 +52,7 @@ __all__ = [
     "Tensors",
     "Variable",
     "check_distinct",
+    "check_parameter",
     "contract",
     "from_and_to",
     "model_section",
