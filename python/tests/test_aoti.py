@@ -1,5 +1,6 @@
-"""End to end: compile tests/aoti/elastic_promoted (cpu, -d : -p :), check the artifact
-against doc/artifacts.md, and run it through neml2.load_model against the eager model."""
+"""End to end: compile tests/aoti/elastic_promoted (cpu, with its flags.txt: -d : -p :,
+--into forward, and --per-point : where it has it), check the artifact against
+doc/artifacts.md, and run it through neml2.load_model against the eager model."""
 
 from __future__ import annotations
 
@@ -15,14 +16,19 @@ import torch
 import neml2
 from neml2.errors import InputError, Neml2Error
 
-from .conftest import FIXTURES, run_module
+from .conftest import FIXTURES, fixture_flags, run_module
 
 pytestmark = pytest.mark.aoti
 
 F64 = torch.float64
 GRAPHS = ["forward", "jvp", "jacobian", "param_jacobian", "param_vjp"]
-#: What the fixture compiles: every graph, then forward's in-place variant (--into forward).
+#: Whether the fixture's flags give every promoted parameter per point (--per-point :).
+PER_POINT = "--per-point" in fixture_flags("elastic_promoted")
+#: What the fixture compiles: every graph, then forward's in-place variant (--into forward),
+#: then, with --per-point, every graph's per-point variant and forward's in place.
 JOBS = [*GRAPHS, "forward_into"]
+if PER_POINT:
+    JOBS += [*(f"{g}_per_point" for g in GRAPHS), "forward_per_point_into"]
 SOURCE = FIXTURES / "elastic_promoted" / "model.i"
 STUB = """\
 [Models]
@@ -43,16 +49,17 @@ def test_layout_and_progress_lines(compiled_elastic: tuple[Path, str]) -> None:
     assert files == sorted([*(f"{g}.pt2" for g in JOBS), "model_meta.json", ".neml2-fingerprint"])
     lines = stdout.splitlines()
     assert len(lines) == 2 * len(JOBS) + 4
+    count = len(JOBS)
     assert lines[0].endswith(
-        f"/model/cpu: 6 graphs to compile ({', '.join(JOBS)}); not compiled before"
+        f"/model/cpu: {count} graphs to compile ({', '.join(JOBS)}); not compiled before"
     )
     for index, graph in enumerate(JOBS):
-        assert lines[1 + 2 * index] == f"[{index + 1}/6] compiling {graph} for cpu ..."
+        assert lines[1 + 2 * index] == f"[{index + 1}/{count}] compiling {graph} for cpu ..."
         line = lines[2 + 2 * index]
         assert re.fullmatch(rf".*/model/cpu/{graph}\.pt2: compiled in \d+\.\d s", line), line
     assert re.fullmatch(r".*/model/cpu: done in \d+\.\d s", lines[-3])
     assert lines[-2] == f"{out / 'model_aoti.i'}: written"
-    assert re.fullmatch(r"done in \d+\.\d s: 6 graphs compiled", lines[-1])
+    assert re.fullmatch(rf"done in \d+\.\d s: {count} graphs compiled", lines[-1])
 
 
 def test_meta(compiled_elastic: tuple[Path, str]) -> None:
@@ -118,7 +125,26 @@ def test_meta(compiled_elastic: tuple[Path, str]) -> None:
             },
         },
     }
+    if PER_POINT:
+        expected["per_point"] = ["model.E", "model.nu"]
+        for graph, spec in expected["graphs"].items():
+            spec["per_point"] = per_point_variant(graph, spec)
     assert meta == expected
+
+
+def per_point_variant(graph: str, spec: dict[str, Any]) -> dict[str, Any]:
+    """The per-point variant of a graph entry of the fixture (both parameters per point):
+    the parameters marked and taking (B,), every block batched, the adjoints per point."""
+    marks = {"parameter": {"per_point": True}, "adjoint": {"per_point": True}}
+    marks["derivative"] = {"batched": True}
+    variant: dict[str, Any] = {
+        "file": f"{graph}_per_point.pt2",
+        "args": [{**a, **marks.get(a["role"], {})} for a in spec["args"]],
+        "returns": [{**r, **marks.get(r["role"], {})} for r in spec["returns"]],
+    }
+    if "into" in spec:
+        variant["into"] = f"{graph}_per_point_into.pt2"
+    return variant
 
 
 @pytest.fixture(scope="module")

@@ -24,6 +24,7 @@ from neml2 import validate
 from neml2.errors import ArtifactError
 
 from .conftest import run_module
+from .test_aoti import PER_POINT
 
 pytestmark = pytest.mark.aoti
 
@@ -276,17 +277,28 @@ def test_inspect_prints_what_the_folder_holds(compiled_elastic: tuple[Path, str]
         ["model.E", "[]", "=", "100000"],
         ["model.nu", "[]", "=", "0.25"],
     ]
-    assert lines[-1] == (
-        "    graphs       forward (in place: forward_into.pt2), jvp, jacobian, "
-        "param_jacobian, param_vjp"
-    )
+    if PER_POINT:  # the fixture compiles every graph's per-point variant too
+        assert "    per point    model.E, model.nu" in lines
+        assert lines[-1] == (
+            "    graphs       forward (in place: forward_into.pt2; per point: "
+            "forward_per_point.pt2, in place: forward_per_point_into.pt2), "
+            "jvp (per point: jvp_per_point.pt2), jacobian (per point: jacobian_per_point.pt2), "
+            "param_jacobian (per point: param_jacobian_per_point.pt2), "
+            "param_vjp (per point: param_vjp_per_point.pt2)"
+        )
+    else:
+        assert lines[-1] == (
+            "    graphs       forward (in place: forward_into.pt2), jvp, jacobian, "
+            "param_jacobian, param_vjp"
+        )
     assert stderr == ""
 
 
 def test_inspect_check_passes_on_a_good_artifact(compiled_elastic: tuple[Path, str]) -> None:
     code, stdout, stderr = inspect(compiled_elastic[0] / "model_aoti.i", "--check")
     assert code == 0, stderr
-    assert stdout.splitlines()[-1] == "check: ok (6 graph files; no graph was run)"
+    files = 12 if PER_POINT else 6
+    assert stdout.splitlines()[-1] == f"check: ok ({files} graph files; no graph was run)"
 
 
 def damage_flip(stub: Path) -> str:
