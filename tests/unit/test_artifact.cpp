@@ -8,8 +8,8 @@
 
 #include <unistd.h>
 
-#include "neml2/aoti/artifact/read_meta.h"
 #include "neml2/aoti/artifact/Stub.h"
+#include "neml2/aoti/artifact/read_meta.h"
 
 using namespace neml2::aoti;
 using neml2_test::fatal_message;
@@ -297,4 +297,79 @@ TEST_CASE("read_meta reads the solvers' settings and refuses bad ones", "[meta]"
                      R"({"role": "setting", "name": "newton.tol"})"),
              EndsWith("graphs.forward.args names 'newton.tol', which is not a variable of that "
                       "role"));
+}
+
+TEST_CASE("read_meta reads the per-point variants and refuses bad ones", "[meta]")
+{
+  TempDir dir;
+  dir.write("cpu/forward.pt2", "");
+  dir.write("cpu/forward_per_point.pt2", "");
+  // The meta of a model compiled with --per-point model.E.
+  const auto with = [](const std::string & list, const std::string & variant)
+  {
+    std::string json = meta_json();
+    const std::string status = R"("status": null,)";
+    json.replace(json.find(status), status.size(), status + R"( "per_point": )" + list + ",");
+    const std::string end = R"("returns": [{"role": "output", "name": "stress"}]}}})";
+    json.replace(json.find(end), end.size(),
+                 R"("returns": [{"role": "output", "name": "stress"}], "per_point": )" + variant +
+                     "}}}");
+    return json;
+  };
+  const std::string good = R"({"file": "forward_per_point.pt2",
+     "args": [{"role": "input", "name": "strain"},
+              {"role": "parameter", "name": "model.E", "per_point": true}],
+     "returns": [{"role": "output", "name": "stress"}]})";
+  dir.write("cpu/model_meta.json", with(R"(["model.E"])", good));
+  const Meta m = read_meta(dir.path / "cpu", "cpu");
+  CHECK(m.per_point == std::vector<std::string>{"model.E"});
+  CHECK(m.per_point_capable("model.E"));
+  CHECK_FALSE(m.per_point_capable("model.nu"));
+  const auto & forward = m.graphs.at(Graph::forward);
+  REQUIRE(forward.per_point);
+  CHECK(forward.per_point->file == dir.path / "cpu" / "forward_per_point.pt2");
+  CHECK_FALSE(forward.args[1].per_point);
+  CHECK(forward.per_point->args[1].per_point);
+
+  // a meta without per-point variants reads as before
+  dir.write("cpu/model_meta.json", meta_json());
+  CHECK(read_meta(dir.path / "cpu", "cpu").per_point.empty());
+
+  const auto refused = [&](const std::string & json)
+  {
+    dir.write("cpu/model_meta.json", json);
+    return fatal_message([&] { read_meta(dir.path / "cpu", "cpu"); });
+  };
+  const auto edited = [&](const std::string & from, const std::string & to)
+  {
+    std::string v = good;
+    v.replace(v.find(from), from.size(), to);
+    return v;
+  };
+  using Catch::Matchers::ContainsSubstring;
+  CHECK_THAT(refused(with(R"(["model.G"])", good)),
+             ContainsSubstring("field 'per_point[0]' names 'model.G', which is not a promoted "
+                               "parameter"));
+  CHECK_THAT(refused(with(R"(["model.E", "model.E"])", good)),
+             ContainsSubstring("lists 'model.E' twice"));
+  CHECK_THAT(refused(with(R"([3])", good)), ContainsSubstring("'per_point[0]' is not a string"));
+  CHECK_THAT(refused(with("[]", good)),
+             ContainsSubstring("'graphs.forward.per_point' is present but 'per_point' lists no "
+                               "parameter"));
+  // the variant must mark exactly the per-point parameters
+  CHECK_THAT(refused(with(R"(["model.E"])", edited(R"(, "per_point": true)", ""))),
+             ContainsSubstring("'graphs.forward.per_point.args[1].per_point' must be true"));
+  CHECK_THAT(refused(with(R"(["model.E"])", edited(R"("name": "strain"})",
+                                                   R"("name": "strain", "per_point": true})"))),
+             ContainsSubstring("'graphs.forward.per_point.args[0].per_point' must be absent"));
+  CHECK_THAT(refused(with(R"(["model.E"])", edited(R"({"role": "input", "name": "strain"},)", ""))),
+             ContainsSubstring("'graphs.forward.per_point.args' has 1 slots, the graph has 2"));
+  CHECK_THAT(refused(with(R"(["model.E"])", edited("forward_per_point.pt2", "missing.pt2"))),
+             ContainsSubstring("missing.pt2' is missing"));
+  // a list of per-point parameters needs every graph's variant
+  std::string no_variant = meta_json();
+  const std::string status = R"("status": null,)";
+  no_variant.replace(no_variant.find(status), status.size(),
+                     status + R"( "per_point": ["model.E"],)");
+  CHECK_THAT(refused(no_variant), ContainsSubstring("field 'graphs.forward.per_point' is missing"));
 }

@@ -77,6 +77,11 @@ public:
   void release_buffers() { _impl->release_buffers(); }
   /// @copydoc DispatchedModel::named_parameters
   TensorMap & named_parameters() { return _impl->named_parameters(); }
+  /// @copydoc DispatchedModel::set_parameter
+  void set_parameter(const std::string & name, const at::Tensor & value)
+  {
+    _impl->set_parameter(name, value);
+  }
   /// @copydoc DispatchedModel::meta
   const Meta & meta() const { return _impl->meta(); }
   /// @copydoc DispatchedModel::inputs
@@ -132,6 +137,7 @@ private:
     virtual void param_vjp(const TensorMap &, const TensorMap &, TensorMap &) = 0;
     virtual void release_buffers() = 0;
     virtual TensorMap & named_parameters() = 0;
+    virtual void set_parameter(const std::string &, const at::Tensor &) = 0;
     virtual const Meta & meta() const = 0;
     virtual std::vector<ParameterInfo> parameters() const = 0;
     virtual const std::map<std::string, SolverSettings> & solver_settings() const = 0;
@@ -171,6 +177,10 @@ private:
     }
     void release_buffers() override { model.release_buffers(); }
     TensorMap & named_parameters() override { return model.named_parameters(); }
+    void set_parameter(const std::string & name, const at::Tensor & value) override
+    {
+      model.set_parameter(name, value);
+    }
     const Meta & meta() const override { return model.meta(); }
     std::vector<ParameterInfo> parameters() const override { return model.parameters(); }
     const std::map<std::string, SolverSettings> & solver_settings() const override

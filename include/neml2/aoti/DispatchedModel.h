@@ -193,6 +193,27 @@ public:
   }
 
   /**
+   * @brief Set the promoted parameter @p name to @p value for the next calls: shared by every
+   * point (its shape), or one value per point (`(B, *shape)`, for a parameter compiled with
+   * `neml2-compile --per-point`), on the CPU or a GPU. A per-point value is sliced with each
+   * chunk and travels with it, as the inputs do; a shared one is copied to each device once.
+   * The tensor is kept, not copied. An unknown name or a tensor a call would refuse is a
+   * FatalError and changes nothing. @see Model::set_parameter
+   */
+  void set_parameter(const std::string & name, const at::Tensor & value)
+  {
+    if constexpr (pass_through)
+      _s->models.front()->set_parameter(name, value);
+    else
+      guard([this] { return detail::who(meta()); },
+            [&]
+            {
+              detail::set_parameter(meta(), _s->master, name, value, std::nullopt);
+              return 0;
+            });
+  }
+
+  /**
    * @brief The single master map of promoted parameters.
    *
    * Mutate in place (`m.named_parameters().at("model.E").fill_(150e3)`) or

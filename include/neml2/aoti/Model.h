@@ -83,6 +83,12 @@ public:
               if (!spec.into.empty())
                 _into_loaders[g] = detail::load_graph(
                     context, g, spec.into, spec.args.size() + written_slots(spec).size(), _device);
+              if (spec.per_point)
+              {
+                _point_return_shapes[g] = return_shapes(*spec.per_point);
+                _point_loaders[g] = detail::load_graph(context, g, spec.per_point->file,
+                                                       spec.per_point->args.size(), _device);
+              }
             }
             const auto opts = at::TensorOptions().dtype(_meta.dtype).device(_device);
             for (const auto & p : _meta.parameters)
@@ -102,6 +108,13 @@ public:
   /// @brief Whether graph @p g has an in-place variant (`neml2-compile --into`), which
   /// execute() runs when given buffers for the per-point returns.
   bool writes_into(Graph g) const { return _into_loaders.count(g) != 0; }
+  /// @brief Whether @p call can run the in-place variant: its graph has one, and the call
+  /// runs the shared graph (a per-point parameter's call runs the per-point variant, which
+  /// allocates its returns).
+  bool writes_into(const detail::Call & call) const
+  {
+    return !call.per_point && writes_into(call.graph);
+  }
 
   /// @brief The block name of the model.
   const std::string & name() const { return _meta.model; }
@@ -145,6 +158,25 @@ public:
     for (auto & [name, t] : tensors)
       _settings[name] = std::move(t);
     _solvers[solver] = settings;
+  }
+
+  /**
+   * @brief Set the promoted parameter @p name to @p value, shared by every point (its
+   * shape) or one value per point (`(B, *shape)`, for a parameter compiled with
+   * `neml2-compile --per-point`); the next calls use it. A per-point value must have as
+   * many points as each call's batch.
+   *
+   * The tensor is kept, not copied: changing it in place changes the next call. An unknown
+   * name, or a tensor of another dtype, device or shape, is a FatalError and changes nothing.
+   */
+  void set_parameter(const std::string & name, const at::Tensor & value)
+  {
+    guard([this] { return detail::who(_meta) + " on " + _device.str(); },
+          [&]
+          {
+            detail::set_parameter(_meta, _parameters, name, value, _device);
+            return 0;
+          });
   }
 
   /**
@@ -222,7 +254,7 @@ public:
     for (std::size_t i = 0; i < call.args.size(); ++i)
     {
       const auto & slot = call.spec->args[i];
-      if (slot.role == SlotSpec::Role::parameter)
+      if (slot.role == SlotSpec::Role::parameter && !slot.per_point)
         args.push_back(parameter(slot.name));
       else if (slot.role == SlotSpec::Role::setting)
         args.push_back(_settings.at(slot.name));
@@ -257,17 +289,23 @@ public:
     std::vector<at::Tensor> returns;
     if (into)
     {
+      if (!writes_into(call))
+        throw FatalError(detail::who(_meta) + ": graph '" + graph_name(call.graph) +
+                         "' has no in-place variant for this call");
       std::vector<at::Tensor> all(args);
       all.insert(all.end(), into->begin(), into->end());
       returns = _into_loaders.at(call.graph)->run(all, stream);
     }
     else
-      returns = _loaders.at(call.graph)->run(args, stream);
+      returns = (call.per_point ? _point_loaders : _loaders).at(call.graph)->run(args, stream);
     if (returns.size() != call.spec->returns.size())
       throw FatalError(detail::who(_meta) + ": graph '" + graph_name(call.graph) + "' returned " +
                        std::to_string(returns.size()) + " tensors, model_meta.json declares " +
                        std::to_string(call.spec->returns.size()));
     check_returns(call, returns, end - begin);
+    for (std::size_t i = 0; i < returns.size(); ++i)
+      if (call.sum_rows[i])
+        returns[i] = returns[i].sum(0);
     if (into)
     {
       // The variant returns the buffers it wrote into; keep the caller's tensors themselves.
@@ -310,6 +348,24 @@ public:
       in[v.name] = at::zeros(shape, opts);
     }
     const TensorMap none; // zero tangents and cotangents
+    // The per-point variants, with every per-point parameter given for the one point.
+    TensorMap points;
+    for (const auto & name : _meta.per_point)
+      points[name] = parameter(name).unsqueeze(0);
+    for (const auto & [g, spec] : _meta.graphs)
+      if (spec.per_point)
+      {
+        const detail::Call call =
+            detail::prepare(_meta, g, in, g == Graph::forward ? nullptr : &none, &points);
+        try
+        {
+          execute(call, stage(call, 0, 1), 0, 1);
+        }
+        catch (const ConvergenceError &)
+        {
+          // As below: the graph ran and its returns passed the checks.
+        }
+      }
     for (const auto & [g, spec] : _meta.graphs)
     {
       const detail::Call call =
@@ -360,7 +416,7 @@ private:
                  [&]
                  {
                    detail::check_parameter_names(_meta, _parameters);
-                   const detail::Call call = detail::prepare(_meta, g, inputs, extra);
+                   const detail::Call call = detail::prepare(_meta, g, inputs, extra, &_parameters);
                    if (call.device != _device)
                      throw FatalError(detail::who(_meta) + ": inputs are on " + call.device.str() +
                                       " but the model runs on " + _device.str());
@@ -399,7 +455,7 @@ private:
   void check_returns(const detail::Call & call, const std::vector<at::Tensor> & returns,
                      int64_t rows) const
   {
-    const auto & shapes = _return_shapes.at(call.graph);
+    const auto & shapes = (call.per_point ? _point_return_shapes : _return_shapes).at(call.graph);
     for (std::size_t i = 0; i < returns.size(); ++i)
     {
       const at::Tensor & r = returns[i];
@@ -436,6 +492,9 @@ private:
   std::map<Graph, std::unique_ptr<torch::inductor::AOTIModelPackageLoader>> _loaders;
   std::map<Graph, std::unique_ptr<torch::inductor::AOTIModelPackageLoader>> _into_loaders;
   std::map<Graph, std::vector<std::vector<int64_t>>> _return_shapes; // see return_shapes()
+  /// The per-point variants (`neml2-compile --per-point`) and their return shapes.
+  std::map<Graph, std::unique_ptr<torch::inductor::AOTIModelPackageLoader>> _point_loaders;
+  std::map<Graph, std::vector<std::vector<int64_t>>> _point_return_shapes;
   TensorMap _parameters;
   std::map<std::string, SolverSettings> _solvers; // by solver, what _settings holds
   TensorMap _settings;                            // the `setting` arguments, on _device

@@ -75,6 +75,13 @@ struct SlotSpec
   std::string name;        ///< variable name (all roles but derivative)
   std::string of;          ///< derivative only: output name
   std::string wrt;         ///< derivative only: input or parameter name
+  /// A graph's per-point variant only (GraphSpec::per_point): a `parameter` argument that
+  /// takes one value per point, `(B, *shape)`, or the `adjoint` return of such a parameter,
+  /// one per point instead of summed over the batch.
+  bool per_point = false;
+  /// A graph's per-point variant only: whether a `derivative` return comes with the batch
+  /// dimension there; none: as Meta::derivatives and Meta::param_derivatives say.
+  std::optional<bool> batched;
 };
 
 /// @brief One compiled graph: its file and positional signature.
@@ -87,6 +94,14 @@ struct GraphSpec
   /// it takes the graph's arguments and then one buffer per per-point return, in return
   /// order, and stores those returns straight into the buffers.
   std::filesystem::path into;
+};
+
+/// @brief One compiled graph and, when `neml2-compile --per-point` asked for one, its
+/// per-point variant: the same slots in the same order, with the per-point parameters taking
+/// `(B, *shape)` (SlotSpec::per_point).
+struct CompiledGraph : GraphSpec
+{
+  std::optional<GraphSpec> per_point; ///< the per-point variant, or none
 };
 
 /// @brief The contents of one model_meta.json, validated.
@@ -107,7 +122,10 @@ struct Meta
   std::optional<std::pair<std::string, std::string>>
       status;                        ///< implicit models: (converged, residual)
   std::vector<SettingSpec> settings; ///< the solves' run-time settings, three per solver
-  std::map<Graph, GraphSpec> graphs; ///< the graphs present
+  /// The promoted parameters that may be given per point, `(B, *shape)` (`neml2-compile
+  /// --per-point`), in the order of @ref parameters; every graph then has a per-point variant.
+  std::vector<std::string> per_point;
+  std::map<Graph, CompiledGraph> graphs; ///< the graphs present
 
   /// @brief Whether @p g was compiled.
   bool has(Graph g) const { return graphs.count(g) != 0; }
@@ -119,6 +137,12 @@ struct Meta
       if (v.name == name)
         return &v;
     return nullptr;
+  }
+
+  /// @brief Whether the promoted parameter @p name may be given per point.
+  bool per_point_capable(const std::string & name) const
+  {
+    return std::find(per_point.begin(), per_point.end(), name) != per_point.end();
   }
 
   /// @brief The setting called @p name, or nullptr.

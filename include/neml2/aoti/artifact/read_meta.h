@@ -233,6 +233,10 @@ public:
       }
       else
         s.name = str(e, "name", w);
+      if (e.contains("per_point"))
+        s.per_point = get(e, "per_point", JsonKind::boolean, w).get<bool>();
+      if (e.contains("batched"))
+        s.batched = get(e, "batched", JsonKind::boolean, w).get<bool>();
       out.push_back(std::move(s));
     }
     return out;
@@ -252,6 +256,89 @@ major_minor(const std::string & v)
   if (!(in >> major >> dot >> minor) || dot != '.')
     return {-1, -1};
   return {major, minor};
+}
+
+/// One graph entry of model_meta.json (a graph or its per-point variant), its files present
+/// and its arguments known to @p m.
+inline GraphSpec
+graph_spec(const MetaReader & r, const Meta & m, const std::filesystem::path & folder,
+           const Json & gj, const std::string & where)
+{
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  GraphSpec spec;
+  spec.file = folder / r.str(gj, "file", where);
+  spec.args = r.slots(gj, "args", where);
+  spec.returns = r.slots(gj, "returns", where);
+  if (!fs::is_regular_file(spec.file, ec))
+    r.fail("graph file '" + spec.file.string() + "' is missing");
+  if (gj.contains("into"))
+  {
+    spec.into = folder / r.str(gj, "into", where);
+    if (!fs::is_regular_file(spec.into, ec))
+      r.fail("graph file '" + spec.into.string() + "' is missing");
+  }
+  for (const auto & s : spec.args)
+  {
+    const bool known = (s.role == SlotSpec::Role::input && m.find(m.inputs, s.name)) ||
+                       (s.role == SlotSpec::Role::tangent && m.find(m.inputs, s.name)) ||
+                       (s.role == SlotSpec::Role::parameter && m.find(m.parameters, s.name)) ||
+                       (s.role == SlotSpec::Role::cotangent && m.find(m.outputs, s.name)) ||
+                       (s.role == SlotSpec::Role::setting && m.find_setting(s.name));
+    if (!known)
+      r.fail(where + "args names '" + s.name + "', which is not a variable of that role");
+  }
+  // Every setting, in the order of 'settings': the graph's solve reads each one.
+  std::vector<std::string> taken;
+  for (const auto & s : spec.args)
+    if (s.role == SlotSpec::Role::setting)
+      taken.push_back(s.name);
+  bool same = taken.size() == m.settings.size();
+  for (std::size_t i = 0; same && i < taken.size(); ++i)
+    same = taken[i] == m.settings[i].name;
+  if (!same)
+    r.fail(where + "args: its 'setting' args are not the entries of 'settings' in order");
+  return spec;
+}
+
+/**
+ * Refuse a per-point variant @p pp that is not @p g's slots in @p g's order with exactly the
+ * per-point parameters marked: its arguments and adjoints carry `per_point` for the
+ * parameters of 'per_point' and no other, and its derivatives say whether they are batched.
+ */
+inline void
+check_per_point_variant(const MetaReader & r, const Meta & m, const GraphSpec & g,
+                        const GraphSpec & pp, const std::string & where)
+{
+  if (m.per_point.empty())
+    r.fail("field '" + where.substr(0, where.size() - 1) +
+           "' is present but 'per_point' lists no parameter");
+  const auto same = [](const SlotSpec & a, const SlotSpec & b)
+  { return a.role == b.role && a.name == b.name && a.of == b.of && a.wrt == b.wrt; };
+  for (const auto * key : {"args", "returns"})
+  {
+    const bool args = std::string(key) == "args";
+    const auto & mine = args ? pp.args : pp.returns;
+    const auto & theirs = args ? g.args : g.returns;
+    if (mine.size() != theirs.size())
+      r.fail("field '" + where + key + "' has " + std::to_string(mine.size()) +
+             " slots, the graph has " + std::to_string(theirs.size()));
+    for (std::size_t i = 0; i < mine.size(); ++i)
+    {
+      const SlotSpec & s = mine[i];
+      const std::string w = where + key + "[" + std::to_string(i) + "]";
+      if (!same(s, theirs[i]))
+        r.fail("field '" + w + "' is not the graph's slot in that place");
+      const bool marked =
+          (s.role == SlotSpec::Role::parameter || s.role == SlotSpec::Role::adjoint) &&
+          m.per_point_capable(s.name);
+      if (s.per_point != marked)
+        r.fail("field '" + w + "." + "per_point' must be " + (marked ? "true" : "absent") +
+               " for '" + s.name + "'");
+      if ((s.role == SlotSpec::Role::derivative) != s.batched.has_value())
+        r.fail("field '" + w + ".batched' must be given for a derivative and only there");
+    }
+  }
 }
 } // namespace detail
 
@@ -339,6 +426,23 @@ read_meta(const std::filesystem::path & folder, const std::string & expected_dev
     m.status =
         std::make_pair(r.str(*st, "converged", "status."), r.str(*st, "residual", "status."));
 
+  if (const auto pp = root.find("per_point"); pp != root.end())
+  {
+    const auto & list = r.get(root, "per_point", detail::JsonKind::array, "");
+    for (std::size_t i = 0; i < list.size(); ++i)
+    {
+      const std::string w = "per_point[" + std::to_string(i) + "]";
+      if (!list[i].is_string())
+        r.fail("field '" + w + "' is not a string");
+      const auto name = list[i].get<std::string>();
+      if (!m.find(m.parameters, name))
+        r.fail("field '" + w + "' names '" + name + "', which is not a promoted parameter");
+      if (m.per_point_capable(name))
+        r.fail("field 'per_point' lists '" + name + "' twice");
+      m.per_point.push_back(name);
+    }
+  }
+
   const auto & graphs = r.get(root, "graphs", detail::JsonKind::object, "");
   for (const Graph g : all_graphs)
   {
@@ -346,38 +450,17 @@ read_meta(const std::filesystem::path & folder, const std::string & expected_dev
     if (gj == graphs.end())
       continue;
     const std::string where = std::string("graphs.") + graph_name(g) + ".";
-    GraphSpec spec;
-    spec.file = folder / r.str(*gj, "file", where);
-    spec.args = r.slots(*gj, "args", where);
-    spec.returns = r.slots(*gj, "returns", where);
-    if (!fs::is_regular_file(spec.file, ec))
-      r.fail("graph file '" + spec.file.string() + "' is missing");
-    if (gj->contains("into"))
+    CompiledGraph spec;
+    static_cast<GraphSpec &>(spec) = detail::graph_spec(r, m, folder, *gj, where);
+    if (gj->contains("per_point"))
     {
-      spec.into = folder / r.str(*gj, "into", where);
-      if (!fs::is_regular_file(spec.into, ec))
-        r.fail("graph file '" + spec.into.string() + "' is missing");
+      const std::string w = where + "per_point.";
+      spec.per_point = detail::graph_spec(
+          r, m, folder, r.get(*gj, "per_point", detail::JsonKind::object, where), w);
+      detail::check_per_point_variant(r, m, spec, *spec.per_point, w);
     }
-    for (const auto & s : spec.args)
-    {
-      const bool known = (s.role == SlotSpec::Role::input && m.find(m.inputs, s.name)) ||
-                         (s.role == SlotSpec::Role::tangent && m.find(m.inputs, s.name)) ||
-                         (s.role == SlotSpec::Role::parameter && m.find(m.parameters, s.name)) ||
-                         (s.role == SlotSpec::Role::cotangent && m.find(m.outputs, s.name)) ||
-                         (s.role == SlotSpec::Role::setting && m.find_setting(s.name));
-      if (!known)
-        r.fail(where + "args names '" + s.name + "', which is not a variable of that role");
-    }
-    // Every setting, in the order of 'settings': the graph's solve reads each one.
-    std::vector<std::string> taken;
-    for (const auto & s : spec.args)
-      if (s.role == SlotSpec::Role::setting)
-        taken.push_back(s.name);
-    bool same = taken.size() == m.settings.size();
-    for (std::size_t i = 0; same && i < taken.size(); ++i)
-      same = taken[i] == m.settings[i].name;
-    if (!same)
-      r.fail(where + "args: its 'setting' args are not the entries of 'settings' in order");
+    else if (!m.per_point.empty())
+      r.fail("field '" + where + "per_point' is missing: 'per_point' lists parameters");
     m.graphs.emplace(g, std::move(spec));
   }
   if (!m.has(Graph::forward))

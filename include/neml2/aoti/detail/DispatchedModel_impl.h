@@ -18,6 +18,9 @@ DispatchedModel<Policy>::sync_parameters()
     for (const auto & spec : m.parameters)
     {
       const at::Tensor & t = detail::checked_parameter(m, _s->master, spec, any_device);
+      // One value per point: sliced with each chunk (detail::prepare), never copied whole.
+      if (t.dim() > int64_t(spec.shape.size()))
+        continue;
       const std::pair<const void *, int64_t> key{t.unsafeGetTensorImpl(),
                                                  t.is_inference() ? -1 : t._version()};
       auto & last = _s->synced[i][spec.name];
@@ -68,7 +71,7 @@ DispatchedModel<Policy>::run_chunk(const Model & model, const detail::Call & cal
                                    const std::vector<at::Tensor> * whole)
 {
   std::vector<at::Tensor> rows;
-  if (gather && model.writes_into(call.graph))
+  if (gather && model.writes_into(call))
     rows = gather->destinations(begin, end, model.device());
   const std::vector<at::Tensor> * into = whole ? whole : rows.empty() ? nullptr : &rows;
   // With an observer (t), each phase is stamped once the device has finished it.
@@ -109,7 +112,7 @@ DispatchedModel<Policy>::dispatch_impl(Graph g, const TensorMap & inputs, const 
   return guard([&m] { return detail::who(m); },
                [&]
                {
-                 detail::Bound bound{detail::prepare(m, g, inputs, extra), {}};
+                 detail::Bound bound{detail::prepare(m, g, inputs, extra, &named_parameters()), {}};
                  bound.targets = detail::bind_results(m, bound.call, into);
                  detail::deliver(run_call(g, inputs, extra, &bound, begun), into);
                  return detail::Named{};
@@ -134,7 +137,8 @@ DispatchedModel<Policy>::run_call(Graph g, const TensorMap & inputs, const Tenso
           _s->info.short_circuit = true;
           if (_s->observers.empty())
             return call_model(first, g, inputs, extra);
-          const int64_t batch = detail::prepare(m, g, inputs, extra).batch;
+          const int64_t batch =
+              detail::prepare(m, g, inputs, extra, &first.named_parameters()).batch;
           begin_dispatch(g, batch, begun);
           return _s->observers.chunk(ChunkInfo{first.device(), 0, 0, batch}, true, false,
                                      [&](ChunkTiming *)
@@ -144,7 +148,8 @@ DispatchedModel<Policy>::run_call(Graph g, const TensorMap & inputs, const Tenso
         {
           std::optional<detail::Call> own;
           const detail::Call & call =
-              bound ? bound->call : own.emplace(detail::prepare(m, g, inputs, extra));
+              bound ? bound->call
+                    : own.emplace(detail::prepare(m, g, inputs, extra, &named_parameters()));
           const std::vector<at::Tensor> * targets = bound ? &bound->targets : nullptr;
           sync_parameters();
           begin_dispatch(g, call.batch, begun);
@@ -225,7 +230,7 @@ DispatchedModel<Policy>::whole_buffers(const Model & model, const detail::Call &
                                        const std::vector<at::Tensor> * targets)
 {
   std::vector<at::Tensor> out;
-  if (!model.writes_into(call.graph) || !call.batched || !model.device().is_cpu())
+  if (!model.writes_into(call) || !call.batched || !model.device().is_cpu())
     return out;
   const Meta & m = meta();
   const auto opts = at::TensorOptions().dtype(m.dtype).device(model.device());

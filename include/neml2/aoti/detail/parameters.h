@@ -63,13 +63,46 @@ checked_parameter(const Meta & meta, const TensorMap & params, const VariableSpe
   const at::Tensor & t = it->second;
   const bool placed =
       device ? t.defined() && t.device() == *device : t.defined() && (t.is_cpu() || t.is_cuda());
-  if (!t.defined() || t.scalar_type() != meta.dtype || !placed || !t.sizes().equals(spec.shape))
+  const auto base = at::IntArrayRef(spec.shape);
+  const bool points = meta.per_point_capable(spec.name) && t.defined() &&
+                      t.dim() == int64_t(base.size()) + 1 && t.sizes().slice(1).equals(base);
+  if (!t.defined() || t.scalar_type() != meta.dtype || !placed ||
+      !(points || t.sizes().equals(base)))
+  {
+    const std::string shape = meta.per_point_capable(spec.name)
+                                  ? shape_str(base) + " or " + points_shape_str(base) + " per point"
+                                  : shape_str(base);
+    // One more leading dimension: the user meant one value per point.
+    const bool meant_points = t.defined() && t.dim() == int64_t(base.size()) + 1 &&
+                              t.sizes().slice(1).equals(base) && !meta.per_point_capable(spec.name);
     throw FatalError(
-        who(meta) + ": parameter '" + spec.name + "' must stay a tensor of shape " +
-        shape_str(spec.shape) +
+        who(meta) + ": parameter '" + spec.name + "' must stay a tensor of shape " + shape +
         (device ? ", " + std::string(c10::toString(meta.dtype)) + ", on " + device->str()
-                : " and dtype " + std::string(c10::toString(meta.dtype)) + ", on cpu or cuda"));
+                : " and dtype " + std::string(c10::toString(meta.dtype)) + ", on cpu or cuda") +
+        (meant_points ? ": it was not compiled per point; add --per-point " + spec.original() +
+                            " to neml2-compile"
+                      : ""));
+  }
   return t;
+}
+
+/**
+ * Put @p value in @p params as the promoted parameter @p name, after the checks a call makes
+ * (checked_parameter()); an unknown name or a tensor a call would refuse is a FatalError and
+ * leaves @p params as it was.
+ */
+inline void
+set_parameter(const Meta & meta, TensorMap & params, const std::string & name,
+              const at::Tensor & value, const std::optional<at::Device> & device)
+{
+  const auto * spec = meta.find(meta.parameters, name);
+  if (!spec)
+    throw FatalError(who(meta) + ": set_parameter: unknown parameter '" + name +
+                     "' (promoted parameters: " + names(meta.parameters) + ")" +
+                     renamed_note(meta, meta.parameters, name, "--rename-parameter"));
+  const TensorMap one{{name, value}};
+  checked_parameter(meta, one, *spec, device);
+  params[name] = value;
 }
 
 /**

@@ -39,6 +39,12 @@ struct Call
   std::vector<at::Tensor> args;     ///< by position; parameters are left undefined
   std::vector<bool> arg_batched;    ///< per argument: has the leading batch dimension
   std::vector<Combine> combine;     ///< per return slot
+  /// The graph's per-point variant runs (a per-point parameter holds one value per point):
+  /// @ref spec is that variant, and its per-point parameter arguments are in @ref args.
+  bool per_point = false;
+  /// Per return slot: the per-point adjoint of a parameter given shared, which each chunk
+  /// sums over its rows (Model::execute) before the chunks' sums are added (Combine::sum).
+  std::vector<bool> sum_rows;
 };
 
 /// The message prefix naming the model.
@@ -55,6 +61,16 @@ shape_str(at::IntArrayRef s)
   for (std::size_t i = 0; i < s.size(); ++i)
     out += (i ? ", " : "") + std::to_string(s[i]);
   return out + (s.size() == 1 ? ",)" : ")");
+}
+
+/// "(B, 6)" for a base shape (6,): the shape of one value per point of B points.
+inline std::string
+points_shape_str(at::IntArrayRef base)
+{
+  std::string out = "(B";
+  for (const auto d : base)
+    out += ", " + std::to_string(d);
+  return out + (base.empty() ? ",)" : ")");
 }
 
 /// ", of which (3,) are sub-batch axes" for a variable with sub-batch axes, else "".
@@ -119,6 +135,34 @@ derivative_batched(const Meta & meta, const std::string & of, const std::string 
   return true;
 }
 
+/**
+ * Whether @p params holds a per-point-capable parameter of @p meta with one value per point
+ * (a leading batch dimension); the graphs' per-point variants then run. The tensors are
+ * checked where they are read.
+ */
+inline bool
+any_per_point(const Meta & meta, const TensorMap & params)
+{
+  for (const auto & name : meta.per_point)
+  {
+    const auto it = params.find(name);
+    if (it != params.end() && it->second.defined() &&
+        it->second.dim() > int64_t(meta.find(meta.parameters, name)->shape.size()))
+      return true;
+  }
+  return false;
+}
+
+/// The position of per-point parameter @p name among the arguments of @p spec.
+inline std::size_t
+per_point_arg(const GraphSpec & spec, const std::string & name)
+{
+  for (std::size_t i = 0; i < spec.args.size(); ++i)
+    if (spec.args[i].per_point && spec.args[i].name == name)
+      return i;
+  throw FatalError("per-point parameter '" + name + "' is not an argument of its graph");
+}
+
 /// How return slot @p s combines across chunks.
 inline Combine
 combine_of(const Meta & meta, const SlotSpec & s)
@@ -126,12 +170,13 @@ combine_of(const Meta & meta, const SlotSpec & s)
   switch (s.role)
   {
     case SlotSpec::Role::adjoint:
-      return Combine::sum;
+      return s.per_point ? Combine::concat : Combine::sum;
     case SlotSpec::Role::converged:
     case SlotSpec::Role::residual:
       return Combine::status;
     case SlotSpec::Role::derivative:
-      return derivative_batched(meta, s.of, s.wrt) ? Combine::concat : Combine::once;
+      return s.batched.value_or(derivative_batched(meta, s.of, s.wrt)) ? Combine::concat
+                                                                       : Combine::once;
     default:
       return Combine::concat;
   }
@@ -172,7 +217,8 @@ return_base_shape(const Meta & meta, const SlotSpec & s)
  * a missing one is zero. Every mistake is a FatalError naming the model and the item.
  */
 inline Call
-prepare(const Meta & meta, Graph g, const TensorMap & inputs, const TensorMap * extra = nullptr)
+prepare(const Meta & meta, Graph g, const TensorMap & inputs, const TensorMap * extra = nullptr,
+        const TensorMap * params = nullptr)
 {
   const auto it = meta.graphs.find(g);
   if (it == meta.graphs.end())
@@ -180,6 +226,9 @@ prepare(const Meta & meta, Graph g, const TensorMap & inputs, const TensorMap * 
   Call call;
   call.graph = g;
   call.spec = &it->second;
+  call.per_point = params && it->second.per_point && any_per_point(meta, *params);
+  if (call.per_point)
+    call.spec = &*it->second.per_point;
 
   for (const auto & [name, t] : inputs)
     if (!meta.find(meta.inputs, name))
@@ -219,12 +268,43 @@ prepare(const Meta & meta, Graph g, const TensorMap & inputs, const TensorMap * 
   const auto describe = [&](std::size_t k)
   {
     const auto & sl = call.spec->args[k];
-    return (sl.role == extra_role ? std::string(extra_kind) + " '" : std::string("input '")) +
-           sl.name + "'";
+    const std::string kind = sl.role == extra_role                  ? extra_kind
+                             : sl.role == SlotSpec::Role::parameter ? "parameter"
+                                                                    : "input";
+    return kind + " '" + sl.name + "'";
   };
   int64_t batch = -1;
   for (const auto & slot : call.spec->args)
   {
+    if (slot.per_point)
+    {
+      // A per-point parameter is an argument of the call like an input, shared or per point.
+      const auto found = params->find(slot.name);
+      if (found == params->end() || !found->second.defined())
+        throw FatalError(who(meta) + ": parameter '" + slot.name +
+                         "' was removed from named_parameters()");
+      const at::Tensor & t = found->second;
+      const auto base = at::IntArrayRef(meta.find(meta.parameters, slot.name)->shape);
+      const bool batched = t.dim() == int64_t(base.size()) + 1 && t.sizes().slice(1).equals(base);
+      if (t.scalar_type() != meta.dtype || !(t.is_cpu() || t.is_cuda()) ||
+          !(batched || t.sizes().equals(base)))
+        throw FatalError(who(meta) + ": parameter '" + slot.name + "' is " + shape_str(t.sizes()) +
+                         " " + c10::toString(t.scalar_type()) + " on " + t.device().str() +
+                         ", expected " + shape_str(base) + " or " + points_shape_str(base) +
+                         " per point, " + c10::toString(meta.dtype) + ", on cpu or cuda");
+      if (batched)
+      {
+        if (batch >= 0 && t.size(0) != batch)
+          throw FatalError(who(meta) + ": batch sizes disagree: parameter '" + slot.name +
+                           "' has " + std::to_string(t.size(0)) + " points but " +
+                           describe(batch_slot) + " has " + std::to_string(batch));
+        batch = t.size(0);
+        batch_slot = call.args.size();
+      }
+      call.args.push_back(t);
+      call.arg_batched.push_back(batched);
+      continue;
+    }
     // Parameters and settings are the model's own, filled in by Model::stage().
     if (slot.role == SlotSpec::Role::parameter || slot.role == SlotSpec::Role::setting)
     {
@@ -307,7 +387,14 @@ prepare(const Meta & meta, Graph g, const TensorMap & inputs, const TensorMap * 
                              at::TensorOptions().dtype(meta.dtype).device(call.device));
   }
   for (const auto & r : call.spec->returns)
+  {
     call.combine.push_back(combine_of(meta, r));
+    // The per-point adjoint of a parameter given shared is summed, as in the shared graph.
+    const bool shared = r.per_point && !call.arg_batched[per_point_arg(*call.spec, r.name)];
+    call.sum_rows.push_back(shared);
+    if (shared)
+      call.combine.back() = Combine::sum;
+  }
   return call;
 }
 
