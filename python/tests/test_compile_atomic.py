@@ -11,7 +11,9 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -120,6 +122,31 @@ torch._inductor.aoti_compile_and_package = fake
 """
 
 
+@contextlib.contextmanager
+def ctrl_c_as_in_a_terminal() -> Iterator[None]:
+    """Children started in the block get SIGINT as a terminal gives its foreground job:
+    not ignored and not blocked, whatever this process has.
+
+    A pytest started in the background by a shell without job control (``pytest ... &``
+    in a script) ignores SIGINT, and a child inherits an ignored signal (exec keeps it
+    ignored, while a caught one is reset to the default): such a neml2-compile would ignore
+    the test's Ctrl-C, as it should, and the test would wait for it in vain.
+    """
+    ignored = (
+        threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    )
+    if ignored:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        if ignored:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def start_compile(
     tmp_path: Path, out: Path, marker: Path, sleep: float, *extra: str
 ) -> subprocess.Popen[str]:
@@ -136,14 +163,26 @@ def start_compile(
     # (interrupt_and_wait)
     argv = [sys.executable, "-X", "faulthandler", "-m", "neml2.compile", str(ELASTIC)]
     argv += ["--model", "model"]
-    return subprocess.Popen(
-        [*argv, "-p", "E", "-o", str(out), *extra],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,  # its own process group, as a terminal's Ctrl-C reaches it
-    )
+    with ctrl_c_as_in_a_terminal():
+        return subprocess.Popen(
+            [*argv, "-p", "E", "-o", str(out), *extra],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,  # its own process group, as a terminal's Ctrl-C reaches it
+        )
+
+
+def signal_state(pid: int) -> str:
+    """The ignored, caught and pending signals of ``pid`` and the blocked ones of its main
+    thread (hex masks, bit n-1 for signal n; SIGINT is 0x2), read from /proc where there is one."""
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return "unknown"
+    keys = ("SigIgn", "SigCgt", "ShdPnd", "SigPnd", "SigBlk")
+    return ", ".join(line.replace(":\t", " ") for line in lines if line.startswith(keys))
 
 
 def interrupt_and_wait(proc: subprocess.Popen[str], seconds: float) -> tuple[str, str]:
@@ -154,13 +193,17 @@ def interrupt_and_wait(proc: subprocess.Popen[str], seconds: float) -> tuple[str
     try:
         return proc.communicate(timeout=seconds)
     except subprocess.TimeoutExpired:
+        state = signal_state(proc.pid)
         os.kill(proc.pid, signal.SIGABRT)
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=30)
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)  # its workers, which hold its pipes open
         _, stderr = proc.communicate(timeout=60)
-        pytest.fail(f"neml2-compile did not end {seconds} s after Ctrl-C; its stacks:\n{stderr}")
+        pytest.fail(
+            f"neml2-compile did not end {seconds} s after Ctrl-C; its signal masks ({state}) "
+            f"and stacks:\n{stderr}"
+        )
 
 
 def test_ctrl_c_under_jobs_keeps_the_previous_artifact(tmp_path: Path) -> None:
