@@ -105,9 +105,10 @@ def test_ctrl_c_during_force_keeps_the_previous_artifact(
 
 
 #: Patched into the CLI and its spawned workers: forward writes half a file and its pid,
-#: then sleeps FAKE_SLEEP seconds; every other graph is written at once.
+#: then, ignoring SIGTERM (as a stuck worker would not end on it either), sleeps FAKE_SLEEP
+#: seconds; every other graph is written at once.
 SITECUSTOMIZE = """\
-import os, pathlib, time
+import os, pathlib, signal, time
 import torch._inductor
 
 def fake(program, package_path, inductor_configs=None):
@@ -115,7 +116,9 @@ def fake(program, package_path, inductor_configs=None):
     if path.name == "forward.pt2":
         path.write_bytes(b"half")
         pathlib.Path(os.environ["FAKE_MARKER"]).write_text(str(os.getpid()))
+        previous = signal.signal(signal.SIGTERM, signal.SIG_IGN)
         time.sleep(float(os.environ["FAKE_SLEEP"]))
+        signal.signal(signal.SIGTERM, previous)
     path.write_bytes(b"fake " + path.name.encode())
 
 torch._inductor.aoti_compile_and_package = fake
@@ -208,8 +211,9 @@ def interrupt_and_wait(proc: subprocess.Popen[str], seconds: float) -> tuple[str
 
 def test_ctrl_c_under_jobs_keeps_the_previous_artifact(tmp_path: Path) -> None:
     """Row 8 with -j 2: SIGINT to the whole process group (what a terminal's Ctrl-C does)
-    while forward is half written in a worker: exit 130 with one line, the previous
-    folder and stub unchanged, nothing partial left, and the worker ended."""
+    while forward is half written in a worker that ignores SIGTERM: exit 130 with one line,
+    the previous folder and stub unchanged, nothing partial left, and the worker ended
+    (killed) and reaped."""
     out = tmp_path / "out"
     first = start_compile(tmp_path, out, tmp_path / "first.pid", 0)
     _, err = first.communicate(timeout=300)

@@ -107,15 +107,30 @@ def compile_in_worker(
         return 0.0, failure_message(job, err), traceback.format_exc()
 
 
+#: Seconds the workers are given to end after SIGTERM before they are sent SIGKILL.
+TERMINATE_GRACE = 5.0
+
+
 def stop_workers(pool: ProcessPoolExecutor) -> None:
-    """Drop the queued jobs and end the running ones now rather than after their compile."""
+    """Drop the queued jobs and end the running ones now rather than after their compile.
+
+    Every worker is ended and reaped before this returns: one still alive after SIGTERM
+    (it ignores SIGTERM or is stuck) is killed, since the pool's own thread and
+    multiprocessing's exit handler would otherwise wait for it without a limit when the
+    interpreter exits.
+    """
     processes = list((getattr(pool, "_processes", None) or {}).values())
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         if process.is_alive():
             process.terminate()
+    deadline = time.monotonic() + TERMINATE_GRACE
     for process in processes:
-        process.join(timeout=10)
+        process.join(timeout=max(0.0, deadline - time.monotonic()))
+    for process in processes:
+        if process.is_alive():
+            process.kill()
+            process.join(timeout=TERMINATE_GRACE)
 
 
 class Compiler:
