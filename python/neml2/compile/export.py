@@ -12,6 +12,7 @@ import torch
 
 from .. import artifact, validate
 from ..models import Model
+from ..models.constants import collecting, given_constants
 from ..models.points import with_per_point
 from ..solvers import SETTINGS, Limits, given_settings, setting_names, solver_table
 from .selection import INTO_SUFFIX, PER_POINT_SUFFIX, Selection
@@ -178,6 +179,9 @@ class Graph(torch.nn.Module):
         #: the meta's ``settings``: the compiled values of the ``setting`` arguments
         self.settings = {s["name"]: s for s in settings_meta(model, self.dtype)}
         self.solvers = list(solver_table(model))
+        #: the keys of the model's constants (neml2.models.constants), held as buffers
+        #: ``constant_<i>`` once hold_constants() ran
+        self.constants: list[str] = []
 
     def forward(self, *tensors: torch.Tensor) -> tuple[torch.Tensor, ...]:
         out = list(self.values(tensors[: len(tensors) - self.into * len(self.written)]))
@@ -200,7 +204,9 @@ class Graph(torch.nn.Module):
         solvers = {
             name: Limits(*(given[f"{name}.{key}"] for key in SETTINGS)) for name in self.solvers
         }
-        with given_settings(solvers):  # the solves read the setting arguments
+        held = {key: getattr(self, f"constant_{i}") for i, key in enumerate(self.constants)}
+        # the solves read the setting arguments, the models their constants from the buffers
+        with given_settings(solvers), given_constants(held):
             ev = model.evaluate(
                 x,
                 p,
@@ -225,6 +231,18 @@ class Graph(torch.nn.Module):
         if ev.status is None:
             return regular
         return (*regular, ev.status.converged, ev.status.residual)
+
+    def hold_constants(self, args: Sequence[torch.Tensor]) -> None:
+        """Register as buffers the constants the model makes when evaluated on ``args`` (the
+        example arguments, on the graph's device), so that export lifts them as constants of
+        that device (see :mod:`neml2.models.constants`)."""
+        regular = args[: len(args) - self.into * len(self.written)]
+        with torch.no_grad(), collecting() as seen:
+            self.values(regular)
+        for key, tensor in seen.items():
+            if key not in self.constants:
+                self.register_buffer(f"constant_{len(self.constants)}", tensor)
+                self.constants.append(key)
 
     def example_args(self, device: torch.device) -> tuple[torch.Tensor, ...]:
         examples: list[torch.Tensor] = []
@@ -283,6 +301,7 @@ def export_graph(module: Graph, device: torch.device) -> torch.export.ExportedPr
     batch = torch.export.Dim("batch", min=0)
     shapes = tuple({0: batch} if batched_arg(s) else None for s in module.args)
     args = module.example_args(device)
+    module.hold_constants(args)
     try:
         from torch.export._trace import _export as below_functorch
     except ImportError:  # another torch: the public export, which may not hold vmap in a loop

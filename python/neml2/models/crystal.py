@@ -46,6 +46,7 @@ from ..data_blocks import CrystalGeometry, resolve_data
 from ..hit import Section
 from ..tensors import base_shape, full_to_sr2, full_to_wr2, sr2_to_full, wr2_to_full
 from .base import Blocks, Leaf, Model, Tensors, Variable, check_distinct, variable_name
+from .constants import constant
 from .registry import register
 
 R2 = base_shape("R2")
@@ -164,13 +165,10 @@ class _CrystalModel(Leaf):
         raise NotImplementedError
 
     def schmid(self, like: torch.Tensor, part: str) -> torch.Tensor:
-        """The Schmid tensors ``(nslip, 3, 3)``: ``A`` whole, ``M`` symmetric, ``W`` skew."""
-        # Made on the graph's device from numbers, so that the graph holds them as a constant
-        # of that device: a CPU constant copied over inside the graph is folded by Inductor
-        # (torch 2.11) into a device constant whose consumers still run as CPU kernels (a
-        # segmentation fault on a GPU), or whose product it fuses into a GPU kernel that reads
-        # the CPU memory
-        return torch.tensor(self._schmid[part], dtype=like.dtype, device=like.device)
+        """The Schmid tensors ``(nslip, 3, 3)``: ``A`` whole, ``M`` symmetric, ``W`` skew,
+        with the dtype and on the device of ``like`` (a constant of a compiled graph, see
+        :mod:`neml2.models.constants`)."""
+        return constant(f"{self.name}.schmid.{part}", self._schmid[part], like)
 
 
 @register
