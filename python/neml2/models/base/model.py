@@ -52,7 +52,12 @@ class Model:
         """The declared shape of each parameter: one value's, as the model was built (a
         parameter given per point, ``(B, *shape)``, has one more leading axis). A model
         that sets its parameters after :meth:`__init__` has them recorded at first use."""
-        shapes: dict[str, tuple[int, ...]] = self.__dict__.setdefault("_parameter_shapes", {})
+        # Plain attribute reads once recorded: the solves trace their loop bodies with Dynamo,
+        # which (torch 2.11) cannot trace a call on an object's __dict__.
+        shapes: dict[str, tuple[int, ...]] | None = getattr(self, "_parameter_shapes", None)
+        if shapes is None:
+            shapes = {}
+            self._parameter_shapes = shapes
         for name, value in self.parameters.items():
             if name not in shapes:
                 shapes[name] = tuple(value.shape)
