@@ -3,15 +3,20 @@
 // own Newton loop, for the lateral strain that makes the lateral stress vanish: every
 // iteration calls forward and jacobian. It keeps every point's state in its own arrays
 // (std::vector<double>, as a finite-element code holds quadrature-point data), which the
-// model reads and writes through at::from_blob without copies. A step whose solve fails at
-// some points is cut at those points only (failed_points()); the others go on.
+// model reads and writes through at::from_blob without copies. The material is graded: each
+// point has its own yield stress, a per-point parameter held in the host's array too. A step
+// whose solve fails at some points is cut at those points only (failed_points()); the others
+// go on. At the end, the last state is evaluated once more, dispatched and by one direct
+// Model on the CPU, and the two must agree.
 //
-//   neml2-compile tests/aoti/viscoplastic/model.i --model model --device cpu -d : -o aoti
+//   neml2-compile tests/aoti/viscoplastic/model.i --model model --device cpu -d : -p : \
+//     --per-point model.sy -o aoti
 //   host_newton aoti/model_aoti.i [POINTS [DEVICES]]
 //
 // POINTS defaults to 20000, DEVICES to cpu (a list such as cpu,cuda:0 spreads each call).
-// Exit status: 0 when every point reached the end of the load with zero lateral stress, 1
-// when a point's step would have to be cut below the smallest step, 2 on a user mistake.
+// Exit status: 0 when every point reached the end of the load with zero lateral stress and the
+// dispatched and direct stresses agree, 1 otherwise (a point's step would have to be cut
+// below the smallest step, among others), 2 on a user mistake.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -44,7 +49,8 @@ struct Points
         dt(n, 0.0),
         lateral(n, 0.0),
         axial_stress(n, 0.0),
-        lateral_stress(n, 0.0)
+        lateral_stress(n, 0.0),
+        yield_stress(n, 0.0)
   {
   }
 
@@ -62,6 +68,8 @@ struct Points
   std::vector<double> stress, new_plastic_strain, new_equivalent_plastic_strain, tangent;
   // each point's own time, next time step, and its accepted lateral strain and stresses
   std::vector<double> time, dt, lateral, axial_stress, lateral_stress;
+  // the material: each point's yield stress, a per-point parameter of the model
+  std::vector<double> yield_stress;
 };
 
 /// The prescribed axial strain at time @p t: a ramp to 5% over 10 s, scaled per point.
@@ -90,6 +98,11 @@ drive(int argc, char ** argv)
 
   Points p(n);
   std::fill(p.dt.begin(), p.dt.end(), dt_start); // one step to the end: too large for most
+  // A graded material: the yield stress runs from 80 to 120 MPa across the points.
+  for (int64_t i = 0; i < n; ++i)
+    p.yield_stress[i] = 80 + 40 * double(i) / double(n);
+  const at::Tensor yield_stress = p.view(p.yield_stress, {});
+  model.set_parameter("model.sy", yield_stress);
   const TensorMap inputs{{"strain", p.view(p.strain, {6})},
                          {"old_plastic_strain", p.view(p.plastic_strain, {6})},
                          {"old_equivalent_plastic_strain", p.view(p.equivalent_plastic_strain, {})},
@@ -214,11 +227,20 @@ drive(int argc, char ** argv)
     axial_min = std::min(axial_min, p.axial_stress[i]);
     axial_max = std::max(axial_max, p.axial_stress[i]);
   }
+  // The check: the last state once more, dispatched, and through one direct Model on the CPU
+  // with the same yield stresses, undispatched.
+  model.forward(inputs, results);
+  Model direct(stub, "model", "cpu");
+  direct.set_parameter("model.sy", yield_stress);
+  const at::Tensor want = direct.forward(inputs).at("stress");
+  const double mismatch =
+      (results.at("stress") - want).abs().max().item<double>() / want.abs().max().item<double>();
   std::printf("%lld points on %s: %d rounds, %d calls, %d point steps cut; axial stress %.1f to "
-              "%.1f MPa, largest lateral stress %.2e MPa\n",
+              "%.1f MPa, largest lateral stress %.2e MPa; dispatched and direct stresses differ by "
+              "%.1e (relative)\n",
               (long long)n, sched->name().c_str(), rounds, calls, cuts, axial_min, axial_max,
-              lateral);
-  return lateral <= tol && cuts > 0 ? 0 : 1;
+              lateral, mismatch);
+  return lateral <= tol && cuts > 0 && mismatch <= 1e-10 ? 0 : 1;
 }
 } // namespace
 
