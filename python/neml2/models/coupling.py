@@ -25,7 +25,8 @@ from collections.abc import Mapping, Sequence
 import torch
 
 from ..hit import _NUMBER, Section, Value
-from .base import Blocks, Evaluation, Model, Tensors, Variable
+from .base import Evaluation, Model, Variable
+from .base.each_point import each_point
 from .elasticity import COEFFICIENT_SYMBOLS
 from .registry import build_model
 
@@ -278,31 +279,8 @@ class CoupledParameters(Model):
         values = {q: x[var] for q, var in self.coupled.items()}
         fixed = {k: v for k, v in p.items() if k not in self.coupled}
         wanted = jacobian or param_jacobian
-
-        def point(own: Tensors, values: Tensors) -> tuple[Tensors, Blocks, Blocks]:
-            one = {k: v.unsqueeze(0) for k, v in own.items()}
-            ev = inner.evaluate(one, {**fixed, **values}, jacobian, wanted)
-            outs = {k: v.squeeze(0) for k, v in ev.outputs.items()}
-            jac = {
-                o: {i: b.squeeze(0) if inner.jacobian_batched(o, i) else b for i, b in row.items()}
-                for o, row in ev.jacobian.items()
-            }
-            pjac = {
-                o: {
-                    q: b.squeeze(0) if inner.param_jacobian_batched(o, q) else b
-                    for q, b in row.items()
-                }
-                for o, row in ev.param_jacobian.items()
-            }
-            return outs, jac, pjac
-
-        n = next(iter(values.values())).shape[0]
-        if n == 0:  # vmap needs a point: evaluate one placeholder point and keep none
-            own = {k: v.new_zeros((1, *v.shape[1:])) for k, v in own.items()}
-            values = {q: v.unsqueeze(0) for q, v in self._placeholders.items()}
-        outs, jac, pjac = torch.func.vmap(point)(own, values)
-        if n == 0:
-            outs, jac, pjac = (_first(t, 0) for t in (outs, jac, pjac))
+        ev = each_point(inner, own, values, fixed, jacobian, wanted, self._placeholders)
+        outs, jac, pjac = ev.outputs, ev.jacobian, ev.param_jacobian
         result = Evaluation(outs)
         if jacobian:
             result.jacobian = {o: dict(jac[o]) for o in jac}
@@ -314,11 +292,6 @@ class CoupledParameters(Model):
         if param_jacobian:
             result.param_jacobian = {o: {q: pjac[o][q] for q in self.parameters} for o in pjac}
         return result
-
-
-def _first(tree: dict, count: int) -> dict:
-    """Every tensor of a nested dict cut to its first ``count`` entries."""
-    return {k: _first(v, count) if isinstance(v, dict) else v[:count] for k, v in tree.items()}
 
 
 def coupled_leaves(model: Model) -> list[CoupledParameters]:

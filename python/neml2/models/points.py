@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import torch
 
 from ..errors import Neml2Error
-from .base import Blocks, Evaluation, Model, Status, Tensors
+from .base import Evaluation, Model
+from .base.each_point import each_point
 from .composed import ComposedModel
 from .implicit import ImplicitUpdate
 
@@ -80,44 +80,7 @@ class PointWise(Model):
         mapped = {q: p[q] for q in self.per_point_parameters(p) if q in inner.parameters}
         shared = {q: t for q, t in p.items() if q not in mapped}
         own = {v.name: x[v.name] for v in inner.inputs}
-
-        def point(own: Tensors, values: Tensors) -> tuple[Tensors, Blocks, Blocks, Tensors]:
-            one = {k: v.unsqueeze(0) for k, v in own.items()}
-            ev = inner.evaluate(one, {**shared, **values}, jacobian, param_jacobian)
-            outs = {k: v.squeeze(0) for k, v in ev.outputs.items()}
-            jac = {
-                o: {i: b.squeeze(0) if inner.jacobian_batched(o, i) else b for i, b in row.items()}
-                for o, row in ev.jacobian.items()
-            }
-            pjac = {
-                o: {
-                    q: b.squeeze(0) if inner.param_jacobian_batched(o, q) else b
-                    for q, b in row.items()
-                }
-                for o, row in ev.param_jacobian.items()
-            }
-            status: Tensors = {}
-            if ev.status is not None:
-                status = {"converged": ev.status.converged[0], "residual": ev.status.residual[0]}
-            return outs, jac, pjac, status
-
-        n = next(iter((*own.values(), *mapped.values()))).shape[0]
-        empty = not torch.compiler.is_compiling() and n == 0
-        if empty:  # vmap needs a point: evaluate a placeholder point and keep none of it
-            own = {k: v.new_zeros((1, *v.shape[1:])) for k, v in own.items()}
-            mapped = {q: v.new_ones((1, *v.shape[1:])) for q, v in mapped.items()}
-        outs, jac, pjac, status = torch.func.vmap(point)(own, mapped)
-        if empty:
-            outs, jac, pjac, status = (_first(tree, 0) for tree in (outs, jac, pjac, status))
-        result = Evaluation(outs, jac, pjac)
-        if status:
-            result.status = Status(status["converged"], status["residual"])
-        return result
-
-
-def _first(tree: dict[str, Any], count: int) -> dict[str, Any]:
-    """Every tensor of a nested dict cut to its first ``count`` entries."""
-    return {k: _first(v, count) if isinstance(v, dict) else v[:count] for k, v in tree.items()}
+        return each_point(inner, own, mapped, shared, jacobian, param_jacobian)
 
 
 def with_per_point(model: Model, names: Sequence[str]) -> Model:
