@@ -47,6 +47,19 @@ def vec(n: torch.Tensor, s1: torch.Tensor, s2: torch.Tensor) -> torch.Tensor:
     return torch.stack(torch.broadcast_tensors(n, s1, s2), -1)
 
 
+def separations(
+    x: Mapping[str, torch.Tensor],
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor | None]:
+    """The normal and the two tangential separations, and the normal penetration where the
+    model takes it (None otherwise)."""
+    return (
+        x["normal_separation"],
+        x["tangential_separation_1"],
+        x["tangential_separation_2"],
+        x.get("normal_penetration"),
+    )
+
+
 def eps_of(like: torch.Tensor) -> float:
     """The machine epsilon of ``like``'s dtype (NEML2's regulariser)."""
     return torch.finfo(like.dtype).eps
@@ -185,12 +198,7 @@ class SalehaniIraniTraction(_Damaging):
     def compute(
         self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor], derivatives: bool
     ) -> tuple[Tensors, Blocks, Blocks]:
-        dn, ds1, ds2 = (
-            x["normal_separation"],
-            x["tangential_separation_1"],
-            x["tangential_separation_2"],
-        )
-        pen = x.get("normal_penetration")
+        dn, ds1, ds2, pen = separations(x)
         ln, lt = p["normal_characteristic_length"], p["tangential_characteristic_length"]
         tn, ts, kpen = p["normal_strength"], p["shear_strength"], p["penalty_stiffness"]
         lt_int = math.sqrt(2.0) * lt
@@ -282,12 +290,7 @@ class OrthotropicLinearTraction(Block):
     def compute(
         self, x: Mapping[str, torch.Tensor], p: Mapping[str, torch.Tensor], derivatives: bool
     ) -> tuple[Tensors, Blocks, Blocks]:
-        dn, ds1, ds2 = (
-            x["normal_separation"],
-            x["tangential_separation_1"],
-            x["tangential_separation_2"],
-        )
-        pen = x.get("normal_penetration")
+        dn, ds1, ds2, pen = separations(x)
         kn, kt, kpen = p["normal_stiffness"], p["tangential_stiffness"], p["penalty_stiffness"]
         normal = kn * dn if pen is None else kn * dn + kpen * pen
         out = {"traction": vec(normal, kt * ds1, kt * ds2)}
