@@ -69,6 +69,10 @@ class _Damaging(Block):
     """A traction law with irreversible damage: the input ``<damage>~1`` (always that
     name; NEML2 has no option for it) beside the outputs ``traction`` and ``damage``."""
 
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.options = cls.options - {"damage_old"}  # the input's name is fixed
+
     @classmethod
     def default_names(cls, section: Section) -> dict[str, str]:
         names = super().default_names(section)
@@ -112,10 +116,6 @@ class BilinearTraction(_Damaging):
         ("penalty_stiffness", None),
         ("critical_separation", None),
         ("full_separation", None),
-    )
-    options = frozenset(
-        {k for k, _, _ in (*inputs_spec, *outputs_spec) if k != "damage_old"}
-        | {k for k, _ in params_spec}
     )
 
     def compute(
@@ -189,10 +189,6 @@ class SalehaniIraniTraction(_Damaging):
         ("normal_strength", None),
         ("shear_strength", None),
         ("penalty_stiffness", 0.0),
-    )
-    options = frozenset(
-        {k for k, _, _ in (*inputs_spec, *outputs_spec) if k != "damage_old"}
-        | {k for k, _ in params_spec}
     )
 
     def compute(
