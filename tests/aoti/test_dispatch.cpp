@@ -80,7 +80,7 @@ TEMPLATE_TEST_CASE("parameter changes reach every device copy, and only when cha
   m.named_parameters()["model.nu"] = at::scalar_tensor(0.3, f64());
   CHECK(
       close(m.forward(in).at("stress"), at::matmul(eps, stiffness(150000, 0.3).t()), 1e-12, 1e-8));
-  m.named_parameters()["model.nu"] = at::ones({2}, f64());
+  m.named_parameters()["model.nu"] = at::ones({2, 2}, f64());
   CHECK_THAT(fatal_message([&] { m.forward(in); }),
              Catch::Matchers::ContainsSubstring("parameter 'model.nu' must stay a tensor"));
   m.named_parameters()["model.nu"] = at::scalar_tensor(0.25, f64());

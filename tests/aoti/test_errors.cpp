@@ -762,7 +762,7 @@ TEST_CASE("E36 parameter of the wrong shape, dtype or device", "[errors]")
   Model direct(stub("elastic_promoted"), "model", "cpu");
   const at::Tensor eps = strains(7);
   for (const at::Tensor & bad :
-       {at::ones({3}, f64()), at::scalar_tensor(1.0, at::TensorOptions().dtype(at::kFloat)),
+       {at::ones({3, 2}, f64()), at::scalar_tensor(1.0, at::TensorOptions().dtype(at::kFloat)),
         at::scalar_tensor(1.0, f64().device(at::kMeta))})
   {
     INFO(bad.sizes() << " " << bad.scalar_type() << " " << bad.device());
@@ -772,8 +772,8 @@ TEST_CASE("E36 parameter of the wrong shape, dtype or device", "[errors]")
                     [&] {
                       direct.forward({{"strain", eps}});
                     }),
-                "model 'model': parameter 'model.E' must stay a tensor of shape (), Double, on "
-                "cpu");
+                "model 'model': parameter 'model.E' must stay a tensor of shape () or (B,) per "
+                "point, Double, on cpu");
     direct.named_parameters()["model.E"] = saved;
 
     auto m = SyncSimpleCase::make(stub("elastic_promoted"), 4);
@@ -782,8 +782,8 @@ TEST_CASE("E36 parameter of the wrong shape, dtype or device", "[errors]")
                     [&] {
                       m.forward({{"strain", eps}});
                     }),
-                "model 'model': parameter 'model.E' must stay a tensor of shape () and dtype "
-                "Double, on cpu or cuda");
+                "model 'model': parameter 'model.E' must stay a tensor of shape () or (B,) per "
+                "point and dtype Double, on cpu or cuda");
   }
 }
 

@@ -66,7 +66,7 @@ TEMPLATE_TEST_CASE("introspection: every handle describes the same boundary", "[
   CHECK(m.forward(in).at(m.outputs()[0].name).size(0) == batch);
 
   // a parameter replaced by one a call refuses: parameters() refuses it the same way
-  m.named_parameters()["model.E"] = at::full({2}, 1e5, f64());
+  m.named_parameters()["model.E"] = at::full({2, 2}, 1e5, f64());
   const std::string refused = fatal_message([&] { m.parameters(); });
   CHECK_THAT(refused, ContainsSubstring("parameter 'model.E' must stay a tensor of shape ()"));
   CHECK(refused == fatal_message([&] { m.forward(in); }));

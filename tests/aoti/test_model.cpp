@@ -113,7 +113,7 @@ TEST_CASE("bad input is a FatalError naming the model, the item and what was exp
 
   // A parameter replaced by a tensor of the wrong shape is caught before the graph runs.
   const at::Tensor saved = m.named_parameters().at("model.E");
-  m.named_parameters()["model.E"] = at::ones({3}, f64());
+  m.named_parameters()["model.E"] = at::ones({3, 2}, f64());
   CHECK_THAT(fatal_message([&] { m.forward({{"strain", eps}}); }),
              ContainsSubstring("parameter 'model.E' must stay a tensor of shape ()"));
   m.named_parameters()["model.E"] = saved;

@@ -187,3 +187,22 @@ TEST_CASE("per point: a parameter not compiled per point says how to compile it"
   CHECK_THROWS_WITH(direct.set_parameter("E", at::ones({B}, f64())),
                     ContainsSubstring("not compiled per point; add --per-point elastic.E"));
 }
+
+TEST_CASE("per point: the documentation's snippet runs verbatim", "[per_point][docs]")
+{
+  auto md = load_model(stub("elastic_promoted"), "model",
+                       std::make_shared<Simple>(Simple::Config{"cpu", 4}));
+  const at::Tensor strain = strains(B), cot = strains(B, 11);
+  // doc/dispatching.md, "Per-point parameters":
+  const at::Tensor E = 100e3 + 1e3 * at::arange(B, at::kDouble); // one modulus per point
+  md.set_parameter("model.E", E);
+  const auto stress = md.forward({{"strain", strain}}).at("stress"); // (B, 6)
+  const auto adj = md.param_vjp({{"strain", strain}}, {{"stress", cot}});
+  // adj["model.E"] is (B,): one adjoint per point; adj["model.nu"], shared, is summed
+  md.set_parameter("model.E", at::scalar_tensor(100e3, at::kDouble)); // one for all again
+  // end of the snippet
+  CHECK(stress.sizes() == at::IntArrayRef({B, 6}));
+  CHECK(adj.at("model.E").sizes() == at::IntArrayRef({B}));
+  CHECK(adj.at("model.nu").dim() == 0);
+  CHECK(md.parameters()[0].shape.empty());
+}

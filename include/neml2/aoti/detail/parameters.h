@@ -61,28 +61,8 @@ checked_parameter(const Meta & meta, const TensorMap & params, const VariableSpe
     throw FatalError(who(meta) + ": parameter '" + spec.name +
                      "' was removed from named_parameters()");
   const at::Tensor & t = it->second;
-  const bool placed =
-      device ? t.defined() && t.device() == *device : t.defined() && (t.is_cpu() || t.is_cuda());
-  const auto base = at::IntArrayRef(spec.shape);
-  const bool points = meta.per_point_capable(spec.name) && t.defined() &&
-                      t.dim() == int64_t(base.size()) + 1 && t.sizes().slice(1).equals(base);
-  if (!t.defined() || t.scalar_type() != meta.dtype || !placed ||
-      !(points || t.sizes().equals(base)))
-  {
-    const std::string shape = meta.per_point_capable(spec.name)
-                                  ? shape_str(base) + " or " + points_shape_str(base) + " per point"
-                                  : shape_str(base);
-    // One more leading dimension: the user meant one value per point.
-    const bool meant_points = t.defined() && t.dim() == int64_t(base.size()) + 1 &&
-                              t.sizes().slice(1).equals(base) && !meta.per_point_capable(spec.name);
-    throw FatalError(
-        who(meta) + ": parameter '" + spec.name + "' must stay a tensor of shape " + shape +
-        (device ? ", " + std::string(c10::toString(meta.dtype)) + ", on " + device->str()
-                : " and dtype " + std::string(c10::toString(meta.dtype)) + ", on cpu or cuda") +
-        (meant_points ? ": it was not compiled per point; add --per-point " + spec.original() +
-                            " to neml2-compile"
-                      : ""));
-  }
+  if (auto refused = parameter_refusal(meta, spec, t, device))
+    throw *refused;
   return t;
 }
 

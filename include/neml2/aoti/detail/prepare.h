@@ -73,6 +73,47 @@ points_shape_str(at::IntArrayRef base)
   return out + (base.empty() ? ",)" : ")");
 }
 
+/// Whether @p t is one value per point of the parameter @p spec, `(B, *shape)`, and @p meta
+/// compiled that parameter per point.
+inline bool
+per_point_value(const Meta & meta, const VariableSpec & spec, const at::Tensor & t)
+{
+  const auto base = at::IntArrayRef(spec.shape);
+  return meta.per_point_capable(spec.name) && t.defined() && t.dim() == int64_t(base.size()) + 1 &&
+         t.sizes().slice(1).equals(base);
+}
+
+/**
+ * The FatalError for a tensor @p t that the promoted parameter @p spec cannot hold (another
+ * shape, dtype or device; @p device: where it must be, or none for any CPU or CUDA device),
+ * or null when it can. A per-point value for a parameter compiled without `--per-point`
+ * says which flag compiles it.
+ */
+inline std::optional<FatalError>
+parameter_refusal(const Meta & meta, const VariableSpec & spec, const at::Tensor & t,
+                  const std::optional<at::Device> & device)
+{
+  const bool placed =
+      device ? t.defined() && t.device() == *device : t.defined() && (t.is_cpu() || t.is_cuda());
+  const auto base = at::IntArrayRef(spec.shape);
+  const bool points = per_point_value(meta, spec, t);
+  if (t.defined() && t.scalar_type() == meta.dtype && placed && (points || t.sizes().equals(base)))
+    return std::nullopt;
+  const bool capable = meta.per_point_capable(spec.name);
+  const std::string shape =
+      capable ? shape_str(base) + " or " + points_shape_str(base) + " per point" : shape_str(base);
+  // One more leading dimension: the user meant one value per point.
+  const bool meant_points = !capable && t.defined() && t.dim() == int64_t(base.size()) + 1 &&
+                            t.sizes().slice(1).equals(base);
+  return FatalError(
+      who(meta) + ": parameter '" + spec.name + "' must stay a tensor of shape " + shape +
+      (device ? ", " + std::string(c10::toString(meta.dtype)) + ", on " + device->str()
+              : " and dtype " + std::string(c10::toString(meta.dtype)) + ", on cpu or cuda") +
+      (meant_points ? ": it was not compiled per point; add --per-point " + spec.original() +
+                          " to neml2-compile"
+                    : ""));
+}
+
 /// ", of which (3,) are sub-batch axes" for a variable with sub-batch axes, else "".
 inline std::string
 sub_batch_note(const VariableSpec & var)
@@ -146,8 +187,7 @@ any_per_point(const Meta & meta, const TensorMap & params)
   for (const auto & name : meta.per_point)
   {
     const auto it = params.find(name);
-    if (it != params.end() && it->second.defined() &&
-        it->second.dim() > int64_t(meta.find(meta.parameters, name)->shape.size()))
+    if (it != params.end() && per_point_value(meta, *meta.find(meta.parameters, name), it->second))
       return true;
   }
   return false;
@@ -284,14 +324,10 @@ prepare(const Meta & meta, Graph g, const TensorMap & inputs, const TensorMap * 
         throw FatalError(who(meta) + ": parameter '" + slot.name +
                          "' was removed from named_parameters()");
       const at::Tensor & t = found->second;
-      const auto base = at::IntArrayRef(meta.find(meta.parameters, slot.name)->shape);
-      const bool batched = t.dim() == int64_t(base.size()) + 1 && t.sizes().slice(1).equals(base);
-      if (t.scalar_type() != meta.dtype || !(t.is_cpu() || t.is_cuda()) ||
-          !(batched || t.sizes().equals(base)))
-        throw FatalError(who(meta) + ": parameter '" + slot.name + "' is " + shape_str(t.sizes()) +
-                         " " + c10::toString(t.scalar_type()) + " on " + t.device().str() +
-                         ", expected " + shape_str(base) + " or " + points_shape_str(base) +
-                         " per point, " + c10::toString(meta.dtype) + ", on cpu or cuda");
+      const auto & spec = *meta.find(meta.parameters, slot.name);
+      if (auto refused = parameter_refusal(meta, spec, t, std::nullopt))
+        throw *refused;
+      const bool batched = per_point_value(meta, spec, t);
       if (batched)
       {
         if (batch >= 0 && t.size(0) != batch)
