@@ -9,8 +9,8 @@
 // go on. At the end, the last state is evaluated once more, dispatched and by one direct
 // Model on the CPU, and the two must agree.
 //
-//   neml2-compile tests/aoti/viscoplastic/model.i --model model --device cpu -d : -p : \
-//     --per-point model.sy -o aoti
+//   neml2-compile tests/aoti/viscoplastic/model.i --model model --device cpu -d : -p :
+//     --per-point model.sy -o aoti        (one command line)
 //   host_newton aoti/model_aoti.i [POINTS [DEVICES]]
 //
 // POINTS defaults to 20000, DEVICES to cpu (a list such as cpu,cuda:0 spreads each call).
