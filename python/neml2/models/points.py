@@ -31,11 +31,12 @@ import torch
 from ..errors import Neml2Error
 from .base import Evaluation, Model
 from .base.each_point import each_point
+from .base.wrapper import Wrapper
 from .composed import ComposedModel
 from .implicit import ImplicitUpdate
 
 
-class PointWise(Model):
+class PointWise(Wrapper):
     """``inner`` evaluated point by point, so that its parameters may differ per point.
 
     The parameters of ``p`` that have one more leading axis than their declared shape are
@@ -44,30 +45,13 @@ class PointWise(Model):
     """
 
     def __init__(self, inner: Model) -> None:
-        self.inner = inner
-        super().__init__(inner.name, inner.inputs, inner.outputs, {})
-        self.parameters = inner.parameters  # one dict: a change through either is seen by both
-        self._parameter_shapes = inner.parameter_shapes
-        self.type_name = inner.type_name  # type: ignore[misc]
-
-    @property
-    def implicit(self) -> bool:
-        return self.inner.implicit
-
-    def solver_users(self) -> list[Model]:
-        return self.inner.solver_users()
+        super().__init__(inner, inner.inputs, inner.outputs)
 
     def jacobian_batched(self, of: str, wrt: str) -> bool:
         return True
 
     def param_jacobian_batched(self, of: str, param: str) -> bool:
         return True
-
-    def to(self, device: torch.device | str) -> Model:
-        self.inner.to(device)
-        self.parameters = self.inner.parameters
-        self._device = torch.device(device)
-        return self
 
     def evaluate(
         self,

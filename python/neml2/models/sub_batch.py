@@ -24,6 +24,7 @@ import torch
 
 from ..hit import Section
 from .base import Evaluation, Model, Status, Variable, model_section
+from .base.wrapper import Wrapper
 from .registry import build_model
 
 Shape = tuple[int, ...]
@@ -104,7 +105,7 @@ def sub_batched(var: Variable, sub: Shape) -> Variable:
     return Variable(var.name, (*sub, *var.base), sub)
 
 
-class SubBatched(Model):
+class SubBatched(Wrapper):
     """A point-by-point model evaluated on sub-batched inputs.
 
     Every sub-batch entry is one more point of the wrapped model: the inputs are folded
@@ -116,32 +117,15 @@ class SubBatched(Model):
     """
 
     def __init__(self, inner: Model, sub: Shape, sub_inputs: frozenset[str]) -> None:
-        self.inner = inner
         self.sub = sub
         self.sub_inputs = sub_inputs
         inputs = [sub_batched(v, sub) if v.name in sub_inputs else v for v in inner.inputs]
         outputs = [sub_batched(v, sub) for v in inner.outputs]
-        super().__init__(inner.name, inputs, outputs, {})
-        self.parameters = inner.parameters  # one dict: a change through either is seen by both
-        self._parameter_shapes = inner.parameter_shapes
-        self.type_name = inner.type_name  # type: ignore[misc]
-
-    @property
-    def implicit(self) -> bool:
-        return self.inner.implicit
-
-    def solver_users(self) -> list[Model]:
-        return self.inner.solver_users()
+        super().__init__(inner, inputs, outputs)
 
     def with_sub_batch(self, subs: Mapping[str, Shape]) -> Model:
         """The wrapped model with the axes ``subs`` (replacing, not adding to, its own)."""
         return self.inner.with_sub_batch(subs)
-
-    def to(self, device: torch.device | str) -> Model:
-        self.inner.to(device)
-        self.parameters = self.inner.parameters
-        self._device = torch.device(device)
-        return self
 
     def evaluate(
         self,
