@@ -1,6 +1,7 @@
 // One compiled model bound to one device: AOTI packages plus model_meta.json.
 #pragma once
 
+#include <array>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -78,14 +79,14 @@ public:
             const c10::DeviceGuard device_guard(_device);
             for (const auto & [g, spec] : _meta.graphs)
             {
-              _return_shapes[g] = return_shapes(spec);
+              _return_shapes[g] = detail::return_shapes(_meta, spec);
               _loaders[g] = detail::load_graph(context, g, spec.file, spec.args.size(), _device);
               if (!spec.into.empty())
                 _into_loaders[g] = detail::load_graph(
                     context, g, spec.into, spec.args.size() + written_slots(spec).size(), _device);
               if (spec.per_point)
               {
-                _point_return_shapes[g] = return_shapes(*spec.per_point);
+                _point_return_shapes[g] = detail::return_shapes(_meta, *spec.per_point);
                 _point_loaders[g] = detail::load_graph(context, g, spec.per_point->file,
                                                        spec.per_point->args.size(), _device);
               }
@@ -302,7 +303,8 @@ public:
       throw FatalError(detail::who(_meta) + ": graph '" + graph_name(call.graph) + "' returned " +
                        std::to_string(returns.size()) + " tensors, model_meta.json declares " +
                        std::to_string(call.spec->returns.size()));
-    check_returns(call, returns, end - begin);
+    detail::check_returns(_meta, _device, call, returns, end - begin,
+                          (call.per_point ? _point_return_shapes : _return_shapes).at(call.graph));
     for (std::size_t i = 0; i < returns.size(); ++i)
       if (call.sum_rows[i])
         returns[i] = returns[i].sum(0);
@@ -348,47 +350,37 @@ public:
       in[v.name] = at::zeros(shape, opts);
     }
     const TensorMap none; // zero tangents and cotangents
-    // The per-point variants, with every per-point parameter given for the one point.
+    // A per-point variant runs with every per-point parameter given for the one point.
     TensorMap points;
     for (const auto & name : _meta.per_point)
       points[name] = parameter(name).unsqueeze(0);
+    const std::array<const TensorMap *, 2> variants{nullptr, &points}; // shared, per point
     for (const auto & [g, spec] : _meta.graphs)
-      if (spec.per_point)
+      for (const TensorMap * params : variants)
       {
+        if (params && !spec.per_point)
+          continue;
         const detail::Call call =
-            detail::prepare(_meta, g, in, g == Graph::forward ? nullptr : &none, &points);
-        try
+            detail::prepare(_meta, g, in, g == Graph::forward ? nullptr : &none, params);
+        const auto args = stage(call, 0, 1);
+        std::vector<at::Tensor> buffers; // one point's buffers for the in-place variant
+        for (const auto slot : writes_into(call) ? written_slots(spec) : std::vector<std::size_t>{})
         {
-          execute(call, stage(call, 0, 1), 0, 1);
+          auto shape = detail::return_base_shape(_meta, spec.returns[slot]);
+          shape.insert(shape.begin(), 1);
+          buffers.push_back(at::empty(shape, opts));
         }
-        catch (const ConvergenceError &)
-        {
-          // As below: the graph ran and its returns passed the checks.
-        }
+        for (const bool into : {false, true})
+          try
+          {
+            if (!into || writes_into(call))
+              execute(call, args, 0, 1, into ? &buffers : nullptr);
+          }
+          catch (const ConvergenceError &)
+          {
+            // The graph ran and its returns passed the checks; a zero input need not converge.
+          }
       }
-    for (const auto & [g, spec] : _meta.graphs)
-    {
-      const detail::Call call =
-          detail::prepare(_meta, g, in, g == Graph::forward ? nullptr : &none);
-      const auto args = stage(call, 0, 1);
-      std::vector<at::Tensor> buffers;
-      for (const auto slot : written_slots(spec))
-      {
-        auto shape = detail::return_base_shape(_meta, spec.returns[slot]);
-        shape.insert(shape.begin(), 1);
-        buffers.push_back(at::empty(shape, opts));
-      }
-      for (const bool into : {false, true})
-        try
-        {
-          if (!into || writes_into(g))
-            execute(call, args, 0, 1, into ? &buffers : nullptr);
-        }
-        catch (const ConvergenceError &)
-        {
-          // The graph ran and its returns passed the checks; a zero input need not converge.
-        }
-    }
   }
 
   /// @brief The return slots of @p spec with one value per point, in order: those an
@@ -426,72 +418,11 @@ private:
                  });
   }
 
-  /// Per return slot of @p spec: the shape without the batch dimension, -1 first when batched.
-  std::vector<std::vector<int64_t>> return_shapes(const GraphSpec & spec) const
-  {
-    std::vector<std::vector<int64_t>> out;
-    for (const auto & slot : spec.returns)
-    {
-      std::vector<int64_t> shape;
-      const auto combine = detail::combine_of(_meta, slot);
-      if (combine == detail::Combine::concat || combine == detail::Combine::status)
-        shape.push_back(-1);
-      if (combine != detail::Combine::status)
-      {
-        const auto base = detail::return_base_shape(_meta, slot);
-        shape.insert(shape.end(), base.begin(), base.end());
-      }
-      out.push_back(std::move(shape));
-    }
-    return out;
-  }
-
-  /**
-   * Refuse returns whose shape, dtype or device disagree with model_meta.json. A graph file
-   * swapped for another one of the same model, or a hand-edited meta, would otherwise hand
-   * the caller a tensor of the wrong shape (for one batch size, even the right shape with
-   * the wrong numbers); warm_up() runs this once per graph at load.
-   */
-  void check_returns(const detail::Call & call, const std::vector<at::Tensor> & returns,
-                     int64_t rows) const
-  {
-    const auto & shapes = (call.per_point ? _point_return_shapes : _return_shapes).at(call.graph);
-    for (std::size_t i = 0; i < returns.size(); ++i)
-    {
-      const at::Tensor & r = returns[i];
-      const auto & want = shapes[i];
-      const auto role = call.spec->returns[i].role;
-      bool ok = r.defined() && r.device() == _device &&
-                (role == SlotSpec::Role::converged || r.scalar_type() == _meta.dtype) &&
-                r.dim() == int64_t(want.size());
-      for (std::size_t k = 0; ok && k < want.size(); ++k)
-        ok = r.size(int64_t(k)) == (want[k] < 0 ? rows : want[k]);
-      if (ok)
-        continue;
-      std::vector<int64_t> declared(want);
-      if (!declared.empty() && declared.front() < 0)
-        declared.front() = rows;
-      const auto & slot = call.spec->returns[i];
-      throw FatalError(
-          detail::who(_meta) + ": graph '" + graph_name(call.graph) + "' return " +
-          std::to_string(i) + " ('" +
-          (slot.role == SlotSpec::Role::derivative ? slot.of + ":" + slot.wrt : slot.name) +
-          "') is " +
-          (r.defined() ? detail::shape_str(r.sizes()) + " " + c10::toString(r.scalar_type()) +
-                             " on " + r.device().str()
-                       : std::string("undefined")) +
-          ", model_meta.json declares " + detail::shape_str(declared) + " " +
-          c10::toString(_meta.dtype) + " on " + _device.str() +
-          ": the graph files and model_meta.json do not match; recompile the model with "
-          "neml2-compile");
-    }
-  }
-
   at::Device _device;
   Meta _meta;
   std::map<Graph, std::unique_ptr<torch::inductor::AOTIModelPackageLoader>> _loaders;
   std::map<Graph, std::unique_ptr<torch::inductor::AOTIModelPackageLoader>> _into_loaders;
-  std::map<Graph, std::vector<std::vector<int64_t>>> _return_shapes; // see return_shapes()
+  std::map<Graph, std::vector<std::vector<int64_t>>> _return_shapes; // detail::return_shapes
   /// The per-point variants (`neml2-compile --per-point`) and their return shapes.
   std::map<Graph, std::unique_ptr<torch::inductor::AOTIModelPackageLoader>> _point_loaders;
   std::map<Graph, std::vector<std::vector<int64_t>>> _point_return_shapes;

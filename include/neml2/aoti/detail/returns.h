@@ -1,5 +1,6 @@
-// A graph's returns back into named results: the status check of an implicit update,
-// naming the returns, and the empty results of a batch of 0 points.
+// A graph's returns back into named results: their shapes checked against model_meta.json,
+// the status check of an implicit update, naming the returns, and the empty results of a
+// batch of 0 points.
 #pragma once
 
 #include <string>
@@ -58,6 +59,68 @@ check_status(const Meta & meta, const Call & call, const std::vector<at::Tensor>
                              std::to_string(converged.numel()) + " points did not converge" +
                              where + " (worst residual " + worst + ")",
                          std::move(points));
+}
+
+/// Per return slot of @p spec: the shape without the batch dimension, -1 first when batched.
+inline std::vector<std::vector<int64_t>>
+return_shapes(const Meta & meta, const GraphSpec & spec)
+{
+  std::vector<std::vector<int64_t>> out;
+  for (const auto & slot : spec.returns)
+  {
+    std::vector<int64_t> shape;
+    const auto combine = combine_of(meta, slot);
+    if (combine == Combine::concat || combine == Combine::status)
+      shape.push_back(-1);
+    if (combine != Combine::status)
+    {
+      const auto base = return_base_shape(meta, slot);
+      shape.insert(shape.end(), base.begin(), base.end());
+    }
+    out.push_back(std::move(shape));
+  }
+  return out;
+}
+
+/**
+ * Refuse returns whose shape, dtype or device disagree with model_meta.json. A graph file
+ * swapped for another one of the same model, or a hand-edited meta, would otherwise hand
+ * the caller a tensor of the wrong shape (for one batch size, even the right shape with
+ * the wrong numbers); Model::warm_up() runs this once per graph at load.
+ */
+inline void
+check_returns(const Meta & meta, const at::Device & device, const Call & call,
+              const std::vector<at::Tensor> & returns, int64_t rows,
+              const std::vector<std::vector<int64_t>> & shapes)
+{
+  for (std::size_t i = 0; i < returns.size(); ++i)
+  {
+    const at::Tensor & r = returns[i];
+    const auto & want = shapes[i];
+    const auto role = call.spec->returns[i].role;
+    bool ok = r.defined() && r.device() == device &&
+              (role == SlotSpec::Role::converged || r.scalar_type() == meta.dtype) &&
+              r.dim() == int64_t(want.size());
+    for (std::size_t k = 0; ok && k < want.size(); ++k)
+      ok = r.size(int64_t(k)) == (want[k] < 0 ? rows : want[k]);
+    if (ok)
+      continue;
+    std::vector<int64_t> declared(want);
+    if (!declared.empty() && declared.front() < 0)
+      declared.front() = rows;
+    const auto & slot = call.spec->returns[i];
+    throw FatalError(
+        who(meta) + ": graph '" + graph_name(call.graph) + "' return " + std::to_string(i) + " ('" +
+        (slot.role == SlotSpec::Role::derivative ? slot.of + ":" + slot.wrt : slot.name) +
+        "') is " +
+        (r.defined() ? shape_str(r.sizes()) + " " + c10::toString(r.scalar_type()) + " on " +
+                           r.device().str()
+                     : std::string("undefined")) +
+        ", model_meta.json declares " + shape_str(declared) + " " + c10::toString(meta.dtype) +
+        " on " + device.str() +
+        ": the graph files and model_meta.json do not match; recompile the model with "
+        "neml2-compile");
+  }
 }
 
 /// Results by slot key: (name) for maps, (of, wrt) for derivative blocks.
