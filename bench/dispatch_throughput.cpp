@@ -1,11 +1,13 @@
 // Side-by-side dispatch benchmarks (DESIGN.md section 6): P1 overhead, P2 CPU chunking,
 // P3 GPU pipeline vs the pinned copy bound, P4 hybrid vs the sum of single devices.
-// Every ratio compares runs taken in this one process.
+// Every ratio compares runs taken in this one process. With a GPU, P4 also sweeps the GPU
+// lanes beside the CPU and the threads each lane stages with.
 //
 //   dispatch_throughput STUB [BATCH] [JSON_OUT]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <string>
@@ -200,6 +202,31 @@ main(int argc, char ** argv)
     auto hybrid4 = load_model(stub, "model", std::make_shared<StaticHybrid>(cfg));
     const double t_h4 = median_time([&] { hybrid4.forward(in); }, 7);
     add("P4", "same hybrid, 4 GPU lanes beside the CPU", mpts / t_h4, "Mpts/s");
+
+    // The lane default beside a CPU, measured: GPU lanes x the threads each lane stages
+    // with (NEML2_STAGING_THREADS, read when the policy starts its lanes; 0 = torch's
+    // intra-op count), the CPU lane with the cores left (cpu_threads = 0) each time.
+    const char * given = std::getenv("NEML2_STAGING_THREADS");
+    const std::string kept = given ? given : "";
+    for (const int lanes : {2, 4})
+      for (const int staging : {0, 1, 2, 4})
+      {
+        if (staging > 0)
+          setenv("NEML2_STAGING_THREADS", std::to_string(staging).c_str(), 1);
+        else
+          unsetenv("NEML2_STAGING_THREADS");
+        cfg.gpu_lanes = lanes;
+        auto h = load_model(stub, "model", std::make_shared<StaticHybrid>(cfg));
+        const double t = median_time([&] { h.forward(in); }, 7);
+        add("P4",
+            "sweep: " + std::to_string(lanes) + " GPU lanes, staging threads " +
+                (staging > 0 ? std::to_string(staging) : std::string("default")) + " / sum",
+            (mpts / t) / sum, "");
+      }
+    if (given)
+      setenv("NEML2_STAGING_THREADS", kept.c_str(), 1);
+    else
+      unsetenv("NEML2_STAGING_THREADS");
   }
 
   if (argc > 3)
