@@ -24,7 +24,9 @@ arguments is :class:`~neml2.models.batch.Batch`.
 
 The package holds :mod:`.values` (variables, statuses, evaluations), :mod:`.calls` (the
 checks of a call and the derivative contractions), :mod:`.model` (:class:`Model` and
-:class:`Leaf`) and :mod:`.options` (reading a model's input-file block).
+:class:`Leaf`), :mod:`.options` (reading a model's input-file block), :mod:`.each_point`
+(one model evaluated point by point) and :mod:`.wrapper` (the base of the models that
+evaluate another one differently).
 """
 
 from .calls import check_parameter, contract, raise_if_failed, refuse_unknown
