@@ -1,9 +1,11 @@
 // DispatchedModel under every execution policy: one test body per behaviour.
 #include "fixtures.h"
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <unistd.h>
 
@@ -162,6 +164,9 @@ TEST_CASE("a short circuit on the CPU first takes the idle lanes' OpenMP teams b
   const at::Tensor large = strains(40000);
   m.forward({{"strain", small}}); // the lane's team from its warm-up goes
   REQUIRE(m.last_dispatch().short_circuit);
+  // Counted without this thread's own team, which a dispatch to the lanes gives back and a
+  // short circuit on this thread starts again.
+  neml2::aoti::detail::release_openmp_threads();
   const std::size_t released = threads_now();
   for (int round = 0; round < 2; ++round)
   {
@@ -171,8 +176,51 @@ TEST_CASE("a short circuit on the CPU first takes the idle lanes' OpenMP teams b
     CHECK(threads_now() > released); // the CPU lane keeps its team while idle
     const TensorMap got = m.forward({{"strain", small}});
     REQUIRE(m.last_dispatch().short_circuit);
+    neml2::aoti::detail::release_openmp_threads();
     CHECK(threads_now() == released);
     CHECK(identical(got.at("stress"), direct.forward({{"strain", small}}).at("stress")));
+  }
+}
+
+TEST_CASE("a dispatch to worker lanes first gives the calling thread's OpenMP team back",
+          "[dispatch]")
+{
+  if (!neml2::aoti::detail::can_release_openmp_threads())
+    SKIP("torch's OpenMP runtime cannot give a team back here");
+  const auto threads_now = []
+  {
+    std::size_t n = 0;
+    for ([[maybe_unused]] const auto & e : std::filesystem::directory_iterator("/proc/self/task"))
+      ++n;
+    return n;
+  };
+  struct Restore
+  {
+    int threads = at::get_num_threads();
+    ~Restore() { at::set_num_threads(threads); }
+  } restore;
+  at::set_num_threads(2); // this thread's team: one thread beside it, whatever the machine
+  setenv("NEML2_IDLE_RELEASE_MS", "1", 1); // the lane gives its own team back right after
+  StaticHybrid::Config cfg;
+  cfg.devices = {"cpu"};
+  cfg.batch_sizes = {4096};
+  cfg.cpu_threads = 2;
+  auto m = load_model(stub("forward_single"), "model", std::make_shared<StaticHybrid>(cfg));
+  unsetenv("NEML2_IDLE_RELEASE_MS");
+  const at::Tensor large = strains(40000);
+  const auto settle = [] { std::this_thread::sleep_for(std::chrono::milliseconds(100)); };
+  for (int round = 0; round < 2; ++round)
+  {
+    INFO("round " << round);
+    neml2::aoti::detail::release_openmp_threads();
+    settle();
+    const std::size_t bare = threads_now();              // no team on this thread nor on the lane
+    at::ones({int64_t(1) << 20}, at::kDouble).mul_(2.0); // torch's parallel loop: the team
+    REQUIRE(threads_now() > bare);
+    m.forward({{"strain", large}});
+    REQUIRE_FALSE(m.last_dispatch().short_circuit);
+    settle();
+    CHECK(threads_now() == bare); // this thread's team went before the chunks
   }
 }
 

@@ -26,6 +26,23 @@ openmp_pause()
   return pause;
 }
 
+/// `omp_in_parallel` of the OpenMP runtime torch loaded, or null where none is.
+inline int (*openmp_in_parallel())()
+{
+  using in_parallel_fn = int (*)();
+  static const in_parallel_fn in_parallel = []() -> in_parallel_fn
+  {
+    void * symbol = dlsym(RTLD_DEFAULT, "omp_in_parallel");
+    if (!symbol)
+      for (const char * library : {"libgomp.so.1", "libiomp5.so", "libomp.so"})
+        if (void * handle = dlopen(library, RTLD_LAZY | RTLD_NOLOAD))
+          if ((symbol = dlsym(handle, "omp_in_parallel")))
+            break;
+    return reinterpret_cast<in_parallel_fn>(symbol);
+  }();
+  return in_parallel;
+}
+
 /// Whether release_openmp_threads() can do anything here (without doing it).
 inline bool
 can_release_openmp_threads()
@@ -46,13 +63,17 @@ can_release_openmp_threads()
  *
  * The call goes through `omp_pause_resource_all(omp_pause_soft)` of OpenMP 5.0, looked up
  * at run time so that nothing links against an OpenMP runtime that torch does not use;
- * where none is loaded it does nothing. Must not be called inside a parallel region.
+ * where none is loaded it does nothing. Inside a parallel region (a host that dispatches
+ * from its own OpenMP loop) it does nothing either: the team is in use.
  */
 inline bool
 release_openmp_threads()
 {
   const auto pause = openmp_pause();
+  const auto in_parallel = openmp_in_parallel();
+  if (!pause || (in_parallel && in_parallel()))
+    return false;
   constexpr int omp_pause_soft = 1; // omp_pause_resource_t of OpenMP 5.0
-  return pause && pause(omp_pause_soft) == 0;
+  return pause(omp_pause_soft) == 0;
 }
 } // namespace neml2::aoti::detail

@@ -15,6 +15,7 @@
 #include "neml2/aoti/Exception.h"
 #include "neml2/aoti/detail/Worker.h"
 #include "neml2/aoti/detail/env.h"
+#include "neml2/aoti/detail/openmp.h"
 #include "neml2/aoti/execution/dispatch_loop.h"
 #include "neml2/aoti/schedulers/Scheduler.h"
 #include "neml2/aoti/schedulers/concept.h"
@@ -263,6 +264,12 @@ public:
   /// @copydoc SyncPolicy::execute
   template <class Job> void execute(int64_t batch, Job && job)
   {
+    // While the lanes work, this thread only hands out chunks and waits. An idle OpenMP team
+    // of its own would still count against the cores, and libgomp then cuts the spinning of
+    // every team short, so each short parallel region of a lane wakes its threads from sleep:
+    // an implicit model's Newton loop runs thousands of them (doc/performance.md). The team
+    // is given back first; the caller's next parallel region starts it again.
+    detail::release_openmp_threads();
     detail::AsyncBackend<std::remove_reference_t<Job>> backend(_lanes, _next_lane, job);
     detail::dispatch(*_scheduler, _client, batch, backend);
   }
