@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The single-crystal plasticity model on a machine with a CUDA GPU, in two calls that each fit a
-# ten-minute slot: `build` compiles tests/neml2_inputs/crystal/single_crystal.i for cpu and cuda
+# ten-minute slot: `build` compiles tests/aoti/crystal/model.i for cpu and cuda
 # (forward only, both devices at once) while it builds the AOTI tests and the AdaptiveHybrid
 # benchmark; `run` checks every policy on cpu and cuda against one direct call
 # (tests/aoti/test_crystal.cpp) and times CPU alone, GPU alone, StaticHybrid and AdaptiveHybrid
@@ -25,8 +25,10 @@ log() { echo "[+${SECONDS}s] $*"; }
 
 case $step in
   build)
-    "$py" -m neml2.compile "$root/tests/neml2_inputs/crystal/single_crystal.i" --model model \
-      --device cpu cuda -j 2 -o "$art/crystal" > "$out/compile_crystal.log" 2>&1 &
+    # shellcheck disable=SC2046
+    "$py" -m neml2.compile "$root/tests/aoti/crystal/model.i" --model model --device cpu cuda \
+      $(head -1 "$root/tests/aoti/crystal/flags.txt") -j 2 -o "$art/crystal" \
+      > "$out/compile_crystal.log" 2>&1 &
     # shellcheck disable=SC2086
     cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
       -DPython_EXECUTABLE="$(command -v "$py")" "-DNEML2_TEST_DEVICES=cpu;cuda" -DNEML2_MPI=OFF \

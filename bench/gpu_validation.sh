@@ -36,11 +36,6 @@ for dir in "$root"/tests/aoti/*/; do
   "$py" -m neml2.compile "$dir/model.i" --model model --device cpu cuda $flags -j 3 \
     -o "$art/$name" > "$out/compile_$name.log" 2>&1 &
 done
-# The single-crystal model: tests/aoti/test_crystal.cpp and the third benchmark model (its
-# compile takes minutes, so ctest does not compile it).
-[[ -f $art/crystal/model_aoti.i ]] ||
-  "$py" -m neml2.compile "$root/tests/neml2_inputs/crystal/single_crystal.i" --model model \
-    --device cpu cuda -j 2 -o "$art/crystal" > "$out/compile_crystal.log" 2>&1 &
 [[ -f $art/bench_viscoplastic/model_aoti.i ]] ||
   "$py" -m neml2.compile "$root/bench/models/viscoplastic.i" --model model --device cpu cuda \
     -j 2 -o "$art/bench_viscoplastic" > "$out/compile_bench_viscoplastic.log" 2>&1 &

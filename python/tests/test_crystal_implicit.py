@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 import torch
 
 from neml2 import hit
@@ -18,15 +17,16 @@ from .conftest import REPO
 from .oracle import requested
 from .test_neml2_oracle import assert_agree
 
-INPUTS = REPO / "tests" / "neml2_inputs" / "crystal"
+#: the single-crystal model, also the C++ tests' compiled fixture (tests/aoti/test_crystal.cpp)
+SINGLE_CRYSTAL = REPO / "tests" / "aoti" / "crystal" / "model.i"
 #: one point: NEML2's eager solve of every step dominates this module's run time
 B = 1
 STEPS = 20
 STATE = ("elastic_strain", "slip_hardening", "orientation")
 
 
-def build(name: str) -> Model:
-    return build_with_settings(hit.load(INPUTS / name), "model")
+def build(path: Path) -> Model:
+    return build_with_settings(hit.load(path), "model")
 
 
 def loading(step: int) -> dict[str, torch.Tensor]:
@@ -67,7 +67,7 @@ def drive(model: Model) -> tuple[list[dict], list[dict], list[dict]]:
     return steps, outputs, jacobians
 
 
-def neml2_steps(folder: Path, name: str, steps: list[dict]) -> list[dict]:
+def neml2_steps(folder: Path, path: Path, steps: list[dict]) -> list[dict]:
     """NEML2's outputs and Jacobians of every step, ``(B, ...)``.
 
     Every step's inputs are known before NEML2 sees them (this model's own drive made
@@ -79,7 +79,7 @@ def neml2_steps(folder: Path, name: str, steps: list[dict]) -> list[dict]:
     """
     cases = [
         {
-            "file": str(INPUTS / name),
+            "file": str(path),
             "model": "model",
             "batch": 1,
             "steps": [{k: v[b : b + 1].unsqueeze(0) for k, v in x.items()}],
@@ -89,7 +89,7 @@ def neml2_steps(folder: Path, name: str, steps: list[dict]) -> list[dict]:
     ]
     answered = requested(folder, cases)
     for case in answered:
-        assert "error" not in case, f"NEML2 failed on {name}: {case['error']}"
+        assert "error" not in case, f"NEML2 failed on {path.name}: {case['error']}"
 
     def joined(parts: list) -> object:
         if isinstance(parts[0], dict):
@@ -107,13 +107,12 @@ def neml2_steps(folder: Path, name: str, steps: list[dict]) -> list[dict]:
     ]
 
 
-@pytest.mark.parametrize("name", ["single_crystal.i"])
-def test_single_crystal_over_steps_agrees_with_neml2(name: str, tmp_path: Path) -> None:
-    model = build(name)
+def test_single_crystal_over_steps_agrees_with_neml2(tmp_path: Path) -> None:
+    model = build(SINGLE_CRYSTAL)
     steps, outputs, jacobians = drive(model)
     # the crystal yields: the slip hardening grows from zero
     assert float(outputs[-1]["slip_hardening"].min()) > 1.0
-    theirs = neml2_steps(tmp_path, name, steps)
+    theirs = neml2_steps(tmp_path, SINGLE_CRYSTAL, steps)
     assert len(theirs) == STEPS
     for step, (ours, jac, their) in enumerate(zip(outputs, jacobians, theirs, strict=True)):
         assert_agree(ours, their["outputs"], f"step {step + 1} outputs")

@@ -1,5 +1,5 @@
-# Single-crystal plasticity in rate form (the residuals of single_crystal.i, with a stiffer
-# slip rule) solved by NewtonWithLineSearch: elastic strain, slip hardening and orientation
+# Single-crystal plasticity in rate form (the residuals of tests/aoti/crystal/model.i, with a
+# stiffer slip rule) solved by NewtonWithLineSearch: elastic strain, slip hardening and orientation
 # integrated by backward Euler, each step starting from a CrystalPlasticityStrainPredictor.
 # [backtracking] predicts every unknown (the strain predictor composed with a
 # ConstantExtrapolationPredictor); [wolfe] predicts the elastic strain alone, so the
