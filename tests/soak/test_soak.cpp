@@ -55,10 +55,12 @@ threads()
 
 /// The thread count once idle worker lanes have given their OpenMP threads back (after
 /// NEML2_IDLE_RELEASE_MS, 5 ms by default): the count stable over three readings 20 ms
-/// apart, at most two seconds.
+/// apart, at most two seconds. Counted without this thread's own OpenMP team, which a
+/// dispatch to the lanes gives back and a call on this thread starts again.
 long
 settled_threads()
 {
+  neml2::aoti::detail::release_openmp_threads();
   long last = threads();
   int same = 0;
   for (int k = 0; k < 100 && same < 3; ++k)
