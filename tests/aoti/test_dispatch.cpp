@@ -142,15 +142,21 @@ TEST_CASE("short circuit: scheduler device == input device and one chunk", "[dis
   CHECK(pass.last_dispatch().short_circuit);
 }
 
+namespace
+{
+/// Threads of this process (/proc/self/task).
+std::size_t
+threads_now()
+{
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto & e : std::filesystem::directory_iterator("/proc/self/task"))
+    ++n;
+  return n;
+}
+} // namespace
+
 TEST_CASE("a short circuit on the CPU first takes the idle lanes' OpenMP teams back", "[dispatch]")
 {
-  const auto threads_now = []
-  {
-    std::size_t n = 0;
-    for ([[maybe_unused]] const auto & e : std::filesystem::directory_iterator("/proc/self/task"))
-      ++n;
-    return n;
-  };
   setenv("NEML2_IDLE_RELEASE_MS", "60000", 1); // the lanes' own idle release is not what we see
   StaticHybrid::Config cfg;
   cfg.devices = {"cpu"};
@@ -185,15 +191,7 @@ TEST_CASE("a short circuit on the CPU first takes the idle lanes' OpenMP teams b
 TEST_CASE("a dispatch to worker lanes first gives the calling thread's OpenMP team back",
           "[dispatch]")
 {
-  if (!neml2::aoti::detail::can_release_openmp_threads())
-    SKIP("torch's OpenMP runtime cannot give a team back here");
-  const auto threads_now = []
-  {
-    std::size_t n = 0;
-    for ([[maybe_unused]] const auto & e : std::filesystem::directory_iterator("/proc/self/task"))
-      ++n;
-    return n;
-  };
+  REQUIRE(neml2::aoti::detail::can_release_openmp_threads()); // torch's libgomp can
   struct Restore
   {
     int threads = at::get_num_threads();
