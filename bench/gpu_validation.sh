@@ -14,7 +14,9 @@
 # ADAPTIVE_SECONDS (time limit of each AdaptiveHybrid comparison, default 250), SKIP_ADAPTIVE
 # (set: stop before the AdaptiveHybrid comparisons, for a machine lent in short slots),
 # ONLY_BUILD (set: stop once the fixtures are compiled and the build is done; a second call
-# without it finds both in place and goes straight to the runs).
+# without it finds both in place and goes straight to the runs), SKIP_FIXTURES (fixture names
+# not to compile here, default j2_composed: e.g. "j2_composed crystal" where the crystal
+# compile runs on its own, detached, so that it outlives a ten-minute call).
 set -uo pipefail
 out=${1:?usage: bench/gpu_validation.sh OUT_DIR [PYTHON]}
 py=${2:-python3}
@@ -25,11 +27,12 @@ mkdir -p "$out" "$art"
 export PYTHONPATH=$root/python${PYTHONPATH:+:$PYTHONPATH}
 log() { echo "[+${SECONDS}s] $*"; }
 
-# The fixtures the cuda and aoti tests read (all but j2_composed, which takes minutes) and the
-# benchmark model, compiled beside the build.
+# The fixtures the cuda and aoti tests read (all but j2_composed, which takes minutes, and
+# those SKIP_FIXTURES names) and the benchmark model, compiled beside the build.
+skip=" ${SKIP_FIXTURES:-j2_composed} "
 for dir in "$root"/tests/aoti/*/; do
   name=$(basename "$dir")
-  [[ $name == j2_composed || -f $art/$name/model_aoti.i ]] && continue
+  [[ $skip == *" $name "* || -f $art/$name/model_aoti.i ]] && continue
   flags="-d :"
   [[ -f $dir/flags.txt ]] && flags=$(head -1 "$dir/flags.txt")
   # shellcheck disable=SC2086
@@ -46,7 +49,7 @@ cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
   -DNEML2_BENCHMARKS=ON -DNEML2_EXAMPLES=OFF ${NEML2_CMAKE_ARGS:-} > "$out/cmake.log" 2>&1 ||
   { log "configure failed"; tail -30 "$out/cmake.log"; exit 1; }
 ninja -C "$build" -j 8 neml2_cuda_tests neml2_aoti_tests neml2_bench_dispatch_throughput \
-  neml2_bench_adaptive_vs_static neml2_bench_idle_teams > "$out/build.log" 2>&1 ||
+  neml2_bench_adaptive_vs_static neml2_bench_idle_teams neml2_bench_caller_team > "$out/build.log" 2>&1 ||
   { log "build failed"; grep -A8 'error' "$out/build.log" | head -60; exit 1; }
 log "built"
 if [[ -n ${I18NPATH:-} ]]; then
