@@ -3,8 +3,24 @@
 
 #include <dlfcn.h>
 
+#include <initializer_list>
+
 namespace neml2::aoti::detail
 {
+/// A function of the OpenMP runtime torch loaded, by name, or null where none is loaded:
+/// looked up at run time so that nothing links against an OpenMP runtime torch does not use.
+inline void *
+openmp_symbol(const char * name)
+{
+  if (void * symbol = dlsym(RTLD_DEFAULT, name))
+    return symbol;
+  for (const char * library : {"libgomp.so.1", "libiomp5.so", "libomp.so"})
+    if (void * handle = dlopen(library, RTLD_LAZY | RTLD_NOLOAD))
+      if (void * symbol = dlsym(handle, name))
+        return symbol;
+  return nullptr;
+}
+
 /// The type of OpenMP 5.0's `omp_pause_resource_all`.
 using openmp_pause_fn = int (*)(int);
 
@@ -12,34 +28,20 @@ using openmp_pause_fn = int (*)(int);
 inline openmp_pause_fn
 openmp_pause()
 {
-  using pause_fn = openmp_pause_fn;
-  static const pause_fn pause = []() -> pause_fn
-  {
-    void * symbol = dlsym(RTLD_DEFAULT, "omp_pause_resource_all");
-    if (!symbol)
-      for (const char * library : {"libgomp.so.1", "libiomp5.so", "libomp.so"})
-        if (void * handle = dlopen(library, RTLD_LAZY | RTLD_NOLOAD))
-          if ((symbol = dlsym(handle, "omp_pause_resource_all")))
-            break;
-    return reinterpret_cast<pause_fn>(symbol);
-  }();
+  static const auto pause =
+      reinterpret_cast<openmp_pause_fn>(openmp_symbol("omp_pause_resource_all"));
   return pause;
 }
 
+/// The type of `omp_in_parallel`.
+using openmp_in_parallel_fn = int (*)();
+
 /// `omp_in_parallel` of the OpenMP runtime torch loaded, or null where none is.
-inline int (*openmp_in_parallel())()
+inline openmp_in_parallel_fn
+openmp_in_parallel()
 {
-  using in_parallel_fn = int (*)();
-  static const in_parallel_fn in_parallel = []() -> in_parallel_fn
-  {
-    void * symbol = dlsym(RTLD_DEFAULT, "omp_in_parallel");
-    if (!symbol)
-      for (const char * library : {"libgomp.so.1", "libiomp5.so", "libomp.so"})
-        if (void * handle = dlopen(library, RTLD_LAZY | RTLD_NOLOAD))
-          if ((symbol = dlsym(handle, "omp_in_parallel")))
-            break;
-    return reinterpret_cast<in_parallel_fn>(symbol);
-  }();
+  static const auto in_parallel =
+      reinterpret_cast<openmp_in_parallel_fn>(openmp_symbol("omp_in_parallel"));
   return in_parallel;
 }
 
@@ -61,10 +63,9 @@ can_release_openmp_threads()
  * small call on the other threads pay that wake-up (a 2^14-point direct CPU call beside
  * idle GPU lanes took 50 us against 10 us alone on a 16-core host: doc/performance.md).
  *
- * The call goes through `omp_pause_resource_all(omp_pause_soft)` of OpenMP 5.0, looked up
- * at run time so that nothing links against an OpenMP runtime that torch does not use;
- * where none is loaded it does nothing. Inside a parallel region (a host that dispatches
- * from its own OpenMP loop) it does nothing either: the team is in use.
+ * The call goes through `omp_pause_resource_all(omp_pause_soft)` of OpenMP 5.0
+ * (openmp_symbol); where no runtime is loaded it does nothing. Inside a parallel region (a host
+ * that dispatches from its own OpenMP loop) it does nothing either: the team is in use.
  */
 inline bool
 release_openmp_threads()
