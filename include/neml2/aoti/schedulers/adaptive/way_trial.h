@@ -29,10 +29,14 @@ constexpr double hopeless = 1.25;
 constexpr double implausible = 5;
 /// A direct call whose fitted time is below this many seconds is tried whatever the fit says:
 /// the fit of a device's small chunks carries their fixed costs (a hand-off to a worker, its
-/// threads woken or started), so it overestimates a small batch's direct call most, and a
-/// trial this short costs nothing worth saving. (2000 points on an H100 host: the fit ruled
-/// the direct call out, and the GPU alone was kept at several times a direct call's time.)
-constexpr double always_tried = 1e-3;
+/// threads woken or started) and the slowdown of running beside the GPU lanes' staging, so it
+/// overestimates a direct call most where that call is short, and two such calls (the most a
+/// trial times of a hopeless way) cost little once per batch size. (On an H100 host the fit
+/// ruled out direct calls of 2000 points, and of 16384 points that took 31 us in the runs
+/// that tried them, against a fit of at least 2.2 ms: the GPU alone was kept at 0.04 of the
+/// best tuned throughput, doc/performance.md. Tried up to 20 ms, the whole batch's direct
+/// call skewed the host's fit in the simulator, whose large chunks fall out of cache.)
+constexpr double always_tried = 5e-3;
 
 /// The ways to run a batch, in the order they are tried.
 enum class Way : std::size_t
@@ -63,7 +67,7 @@ name(Way w)
  * `spread_samples` spread dispatches, then up to `way_samples` of each other way that is
  * allowed (`first_samples`, when each was `hopeless` times slower than spreading), and the
  * way with the least median is kept until AdaptiveHybrid::forget(). A direct call the fit
- * puts `implausible` times above spreading is not tried.
+ * puts `implausible` times above spreading, and at least `always_tried` seconds, is not tried.
  */
 struct WholeTrial
 {
