@@ -116,7 +116,7 @@ TEST_CASE("StaticHybrid validates every field", "[scheduler]")
   const StaticHybrid ok(C{{"cpu"}, {4}, {}, {}});
   CHECK(ok.capacities() == std::vector<int64_t>{8});
   CHECK(ok.priorities() == std::vector<int64_t>{0});
-  CHECK(ok.gpu_lanes() == Scheduler::default_gpu_lanes_beside_cpu);
+  CHECK(ok.gpu_lanes() == Scheduler::default_gpu_lanes);
 }
 
 TEST_CASE("a GPU's default capacity keeps every worker lane busy", "[scheduler]")
@@ -124,13 +124,13 @@ TEST_CASE("a GPU's default capacity keeps every worker lane busy", "[scheduler]"
   // Planning devices (virtual_devices): a GPU need not be present.
   StaticHybrid::Config c{{"cpu", "cuda:0", "cuda:1"}, {10, 100, 1000}, {}, {}};
   c.virtual_devices = true;
-  CHECK(StaticHybrid(c).capacities() == std::vector<int64_t>{20, 200, 2000});
-  CHECK(StaticHybrid(c).gpu_lanes() == 2); // beside the CPU worker
+  CHECK(StaticHybrid(c).capacities() == std::vector<int64_t>{20, 400, 4000});
+  CHECK(StaticHybrid(c).gpu_lanes() == 4); // beside the CPU worker, as without it
   StaticHybrid::Config gpus{{"cuda:0", "cuda:1"}, {100}, {}, {}};
   gpus.virtual_devices = true;
-  CHECK(StaticHybrid(gpus).gpu_lanes() == 4); // the cores to themselves
+  CHECK(StaticHybrid(gpus).gpu_lanes() == 4);
   CHECK(StaticHybrid(gpus).capacities() == std::vector<int64_t>{400, 400});
-  for (const int lanes : {1, 3, 4})
+  for (const int lanes : {1, 2, 3})
   {
     c.gpu_lanes = lanes;
     const StaticHybrid s(c);

@@ -84,7 +84,7 @@ public:
     std::vector<int64_t> memory_limits; ///< most points in flight per device; 0 or empty: no bound
     int64_t min_chunk = 1;              ///< smallest chunk, except for the last points of a batch
     int cpu_threads = 0; ///< intra-op threads of the CPU worker; 0: all cores but one per GPU lane
-    int gpu_lanes = 0;   ///< worker lanes per GPU; 0: 2 beside a CPU, else 4
+    int gpu_lanes = 0;   ///< worker lanes per GPU; 0: 4
     /// Accept CUDA devices this process does not see: for planning with sim::Simulator only
     /// (a DispatchedModel cannot load them).
     bool virtual_devices = false;

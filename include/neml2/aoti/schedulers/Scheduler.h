@@ -88,10 +88,12 @@ public:
   /// @brief Worker threads, each with its own stream, per GPU under AsyncPolicy.
   std::size_t gpu_lanes() const { return _gpu_lanes; }
 
-  /// @brief The lanes per GPU when a configuration says 0 and a CPU worker shares the cores.
-  static constexpr std::size_t default_gpu_lanes_beside_cpu = 2;
-  /// @brief The lanes per GPU when a configuration says 0 and no CPU is among the devices.
-  static constexpr std::size_t default_gpu_lanes_alone = 4;
+  /**
+   * @brief The lanes per GPU when a configuration says 0, with or without a CPU worker beside
+   * them. (Beside a CPU on a 16-core H100 host, 4 lanes ran the hybrid 1.02-1.17 times as
+   * fast as 2 in three runs: doc/performance.md.)
+   */
+  static constexpr std::size_t default_gpu_lanes = 4;
   /// @brief The most lanes per GPU a configuration may ask for.
   static constexpr std::size_t max_gpu_lanes = 16;
 
@@ -159,24 +161,18 @@ protected:
   /// @copydoc cpu_threads()
   int _cpu_threads = 0;
   /// @copydoc gpu_lanes()
-  std::size_t _gpu_lanes = default_gpu_lanes_beside_cpu;
+  std::size_t _gpu_lanes = default_gpu_lanes;
 
   /**
-   * @brief Validate a configuration's `gpu_lanes` for the devices in _devices; errors start
-   * with @p cls. 0 picks the default: default_gpu_lanes_alone without a CPU among the devices
-   * (the lanes have the cores to themselves), else default_gpu_lanes_beside_cpu.
+   * @brief Validate a configuration's `gpu_lanes`; errors start with @p cls. 0 picks
+   * default_gpu_lanes.
    */
-  std::size_t checked_gpu_lanes(const std::string & cls, int lanes) const
+  static std::size_t checked_gpu_lanes(const std::string & cls, int lanes)
   {
     if (lanes < 0 || std::size_t(lanes) > max_gpu_lanes)
       throw FatalError(cls + "gpu_lanes = " + std::to_string(lanes) +
                        " must be between 0 (automatic) and " + std::to_string(max_gpu_lanes));
-    if (lanes > 0)
-      return std::size_t(lanes);
-    for (const auto & d : _devices)
-      if (d.is_cpu())
-        return default_gpu_lanes_beside_cpu;
-    return default_gpu_lanes_alone;
+    return lanes > 0 ? std::size_t(lanes) : default_gpu_lanes;
   }
 
   /// @brief Validate a configuration's `cpu_threads` (>= 0; 0: automatic); errors start

@@ -45,7 +45,7 @@ public:
                                       ///< worker lane, and at least two chunks
     std::vector<int64_t> priorities;  ///< higher first; default all equal (configuration order)
     int cpu_threads = 0; ///< intra-op threads of the CPU worker; 0: all cores but one per GPU lane
-    int gpu_lanes = 0;   ///< worker lanes per GPU; 0: 2 beside a CPU, else 4
+    int gpu_lanes = 0;   ///< worker lanes per GPU; 0: 4
     /// Accept CUDA devices this process does not see: for planning with sim::Simulator only
     /// (a DispatchedModel cannot load them).
     bool virtual_devices = false;
