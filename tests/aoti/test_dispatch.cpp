@@ -1,5 +1,6 @@
 // DispatchedModel under every execution policy: one test body per behaviour.
 #include "fixtures.h"
+#include "process.h"
 
 #include <chrono>
 #include <filesystem>
@@ -141,19 +142,6 @@ TEST_CASE("short circuit: scheduler device == input device and one chunk", "[dis
   pass.forward({{"strain", eps}});
   CHECK(pass.last_dispatch().short_circuit);
 }
-
-namespace
-{
-/// Threads of this process (/proc/self/task).
-std::size_t
-threads_now()
-{
-  std::size_t n = 0;
-  for ([[maybe_unused]] const auto & e : std::filesystem::directory_iterator("/proc/self/task"))
-    ++n;
-  return n;
-}
-} // namespace
 
 TEST_CASE("a short circuit on the CPU first takes the idle lanes' OpenMP teams back", "[dispatch]")
 {

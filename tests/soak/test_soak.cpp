@@ -1,10 +1,10 @@
 // Soak: ten thousand dispatches of every entry point under every policy, some of them
 // failing, with resident memory, threads and open files measured before and after.
 #include "../aoti/fixtures.h"
+#include "process.h"
 
 #include <chrono>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <random>
@@ -39,50 +39,24 @@ rss_mib()
   return double(resident) * double(::sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
 }
 
-/// Threads of this process (/proc/self/status).
-long
-threads()
-{
-  std::ifstream status("/proc/self/status");
-  std::string key;
-  long n = -1;
-  while (status >> key)
-    if (key == "Threads:")
-    {
-      status >> n;
-      break;
-    }
-  return n;
-}
-
 /// The thread count once idle worker lanes have given their OpenMP threads back (after
 /// NEML2_IDLE_RELEASE_MS, 5 ms by default): the count stable over three readings 20 ms
 /// apart, at most two seconds. Counted without this thread's own OpenMP team, which a
 /// dispatch to the lanes gives back and a call on this thread starts again.
-long
+std::size_t
 settled_threads()
 {
   neml2::aoti::detail::release_openmp_threads();
-  long last = threads();
+  std::size_t last = threads_now();
   int same = 0;
   for (int k = 0; k < 100 && same < 3; ++k)
   {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    const long now = threads();
+    const std::size_t now = threads_now();
     same = now == last ? same + 1 : 0;
     last = now;
   }
   return last;
-}
-
-/// Open file descriptors of this process.
-long
-open_files()
-{
-  long n = 0;
-  for ([[maybe_unused]] const auto & e : std::filesystem::directory_iterator("/proc/self/fd"))
-    ++n;
-  return n;
 }
 
 long
@@ -168,7 +142,7 @@ TEST_CASE("soak: constant memory, threads and files over 10^4 dispatches", "[soa
   for (long i = 0; i < warm; ++i)
     step(i);
   const double rss0 = rss_mib();
-  const long threads0 = settled_threads(), files0 = open_files();
+  const std::size_t threads0 = settled_threads(), files0 = open_files();
   std::cout << "soak: after " << warm << " warm-up dispatches: RSS " << rss0 << " MiB, " << threads0
             << " threads, " << files0 << " open files" << std::endl;
 
@@ -180,13 +154,13 @@ TEST_CASE("soak: constant memory, threads and files over 10^4 dispatches", "[soa
     if (i + 1 == n / 2)
       rss_half = rss_mib();
     if ((i + 1) % (n / 5 > 0 ? n / 5 : 1) == 0)
-      std::cout << "soak: " << i + 1 << " dispatches: RSS " << rss_mib() << " MiB, " << threads()
-                << " threads" << std::endl;
+      std::cout << "soak: " << i + 1 << " dispatches: RSS " << rss_mib() << " MiB, "
+                << threads_now() << " threads" << std::endl;
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double rss1 = rss_mib();
-  const long threads1 = settled_threads(), files1 = open_files();
+  const std::size_t threads1 = settled_threads(), files1 = open_files();
   std::cout << "soak: " << n << " dispatches in " << seconds << " s: RSS " << rss0 << " -> " << rss1
             << " MiB (" << rss1 - rss0 << " MiB; second half " << rss1 - rss_half
             << " MiB), threads " << threads0 << " -> " << threads1 << ", open files " << files0

@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <filesystem>
 #include <future>
 #include <string>
 #include <thread>
@@ -13,21 +12,13 @@
 #include <ATen/Parallel.h>
 
 #include "neml2/aoti/detail/Worker.h"
+#include "process.h"
 
 using neml2::aoti::detail::Worker;
+using neml2_test::threads_now;
 
 namespace
 {
-/// Threads of this process now (Linux).
-std::size_t
-threads_now()
-{
-  std::size_t n = 0;
-  for ([[maybe_unused]] const auto & entry : std::filesystem::directory_iterator("/proc/self/task"))
-    ++n;
-  return n;
-}
-
 /// Run a parallel region on @p worker and wait for it.
 void
 parallel_task(Worker & worker)
