@@ -200,12 +200,6 @@ main(int argc, char ** argv)
         mpts / t_h, "Mpts/s");
     add("P4", "sum of CPU alone + GPU alone (async)", sum, "Mpts/s");
     add("P4", "hybrid / sum (target >= 0.95)", (mpts / t_h) / sum, "");
-    // The same hybrid with the 2 GPU lanes beside a CPU that were the default until the
-    // sweep below decided for 4.
-    cfg.gpu_lanes = 2;
-    auto hybrid2 = load_model(stub, "model", std::make_shared<StaticHybrid>(cfg));
-    const double t_h2 = median_time([&] { hybrid2.forward(in); }, 7);
-    add("P4", "same hybrid, 2 GPU lanes beside the CPU", mpts / t_h2, "Mpts/s");
 
     // The lane default beside a CPU, measured: GPU lanes x the threads each lane stages
     // with (NEML2_STAGING_THREADS, read when the policy starts its lanes; 0 = torch's
